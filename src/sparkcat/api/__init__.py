@@ -1,0 +1,1 @@
+"""Plugin API placeholder: filled in by the foundation work."""
