@@ -1,0 +1,221 @@
+"""Source connectors: copy data from an external system into Kafka.
+
+Counterparts of Kafka's ``org.apache.kafka.connect.source`` package (``SourceConnector``,
+``SourceTask``, ``SourceTaskContext``, ``ExactlyOnceSupport``,
+``ConnectorTransactionBoundaries``, ``TransactionContext``), of ``storage.
+OffsetStorageReader`` and of the producer's ``RecordMetadata``.
+
+Source partitions and offsets are maps with string keys and primitive values (``str``,
+``int``, ``float``, ``bool``, ``None``): the framework stores them as JSON, keyed by
+``["<connector>", {partition}]`` exactly as Kafka Connect does. Python ``dict`` objects are
+not hashable, so where Kafka uses a ``Map<partition, offset>`` this API uses a list of
+``(partition, offset)`` pairs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Any, NamedTuple
+
+from sparkcat.api.connector import Connector, ConnectorContext, Task
+from sparkcat.api.records import SourceRecord
+
+SourcePartition = Mapping[str, Any]
+SourceOffset = Mapping[str, Any]
+
+
+class ExactlyOnceSupport(Enum):
+    """Whether a source connector can give exactly-once delivery with a config (KIP-618)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class ConnectorTransactionBoundaries(Enum):
+    """Whether a source connector can define its own transaction boundaries (KIP-618)."""
+
+    SUPPORTED = "SUPPORTED"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class RecordMetadata(NamedTuple):
+    """Where Kafka stored a record, passed to :meth:`SourceTask.commit_record`.
+
+    ``offset`` and ``timestamp`` are ``-1`` when unknown (as in Kafka's producer).
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+
+
+class OffsetStorageReader(ABC):
+    """Reads the offsets the framework stored for this connector's source partitions.
+
+    Implemented by the runtime. On an executor, the reader answers from the offsets the
+    worker placed in the lease plan (the committed offsets at the start of the lease), so a
+    task reads its start offsets once, in ``start()`` or its first ``poll()``.
+    """
+
+    @abstractmethod
+    def offset(self, partition: SourcePartition) -> dict[str, Any] | None:
+        """The last committed offset of ``partition``, or ``None`` if there is none."""
+
+    def offsets(
+        self, partitions: Iterable[SourcePartition]
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """``(partition, offset)`` pairs for those of ``partitions`` that have an offset,
+        in the given order (Kafka returns a map; dicts cannot be dict keys in Python)."""
+        pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        for partition in partitions:
+            found = self.offset(partition)
+            if found is not None:
+                pairs.append((dict(partition), found))
+        return pairs
+
+
+class TransactionContext(ABC):
+    """Lets a task define transaction boundaries (``transaction.boundary=connector``).
+
+    Calls are requests: the framework commits or aborts the transaction after the records
+    polled so far (or, with ``record``, up to and including ``record``) have been sent. A
+    record-level request wins over a batch-level one.
+    """
+
+    @abstractmethod
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        """Commit after the current batch, or after ``record`` when it is given."""
+
+    @abstractmethod
+    def abort_transaction(self, record: SourceRecord | None = None) -> None:
+        """Abort after the current batch, or after ``record`` when it is given; the aborted
+        records are discarded but their offsets are still committed."""
+
+
+class SourceTaskContext(ABC):
+    """The framework seen from a :class:`SourceTask`; implemented by the runtime and handed
+    to :meth:`SourceTask.initialize` on the executor. Never pickled."""
+
+    @abstractmethod
+    def configs(self) -> dict[str, str]:
+        """The task's current config."""
+
+    @abstractmethod
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """Reader of this connector's committed source offsets."""
+
+    def transaction_context(self) -> TransactionContext | None:
+        """Non-``None`` only with exactly-once support and ``transaction.boundary=connector``."""
+        return None
+
+
+class SourceConnectorContext(ConnectorContext):
+    """A :class:`ConnectorContext` that also reads the connector's source offsets."""
+
+    @abstractmethod
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        """Reader of this connector's committed source offsets (worker's main process)."""
+
+
+class SourceConnector(Connector):
+    """A connector whose tasks read from an external system (see :class:`Connector`).
+
+    Runs in the worker's main process; ``context`` is a :class:`SourceConnectorContext`.
+    """
+
+    context: SourceConnectorContext
+
+    def exactly_once_support(self, config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+        """Whether the connector gives exactly-once delivery with ``config``; ``None`` (the
+        default) means "unknown" and fails ``exactly.once.support=required``. May be called on
+        an unstarted instance."""
+        return None
+
+    def can_define_transaction_boundaries(
+        self, config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        """Whether tasks can use :class:`TransactionContext` with ``config``; default
+        ``UNSUPPORTED``. May be called on an unstarted instance."""
+        return ConnectorTransactionBoundaries.UNSUPPORTED
+
+    def alter_offsets(
+        self,
+        config: Mapping[str, str],
+        offsets: Sequence[tuple[SourcePartition, SourceOffset | None]],
+    ) -> bool:
+        """Called (on an unstarted instance, while the connector is STOPPED) before the
+        framework alters (``PATCH``) or resets (``DELETE``) offsets through the REST API.
+
+        ``offsets`` pairs each partition with its new offset, ``None`` meaning reset. Raise
+        :class:`~sparkcat.api.errors.ConnectError` to reject them. Return ``True`` if the
+        connector handled them fully (e.g. it only uses framework-managed offsets and has
+        validated them), ``False`` (the default) if offsets kept elsewhere may need manual
+        changes. Must be idempotent. Raise ``NotImplementedError`` if offsets cannot be
+        modified externally at all.
+        """
+        return False
+
+
+class SourceTask(Task):
+    """Reads records from an external system; one instance per task per lease.
+
+    Called on a Spark executor, from one thread unless noted: instantiate (no arguments) →
+    :meth:`initialize` → :meth:`start` → :meth:`poll` repeatedly (each returned record goes
+    through transformations and converters to Kafka; :meth:`commit_record` once Kafka acked
+    it) → :meth:`commit` after offsets were stored → :meth:`stop` → :meth:`stopped`.
+
+    ``poll`` must return within a short time even when there is no data (return ``None`` or
+    ``[]`` after waiting a little, say up to a second): the framework calls it repeatedly
+    until the lease ends and cannot interrupt it. :meth:`stop` may be called from another
+    thread while :meth:`poll` runs, and more than once.
+
+    **KIP-419**: :meth:`stopped` is called exactly once, as the last call on the instance,
+    after every :meth:`poll`, :meth:`commit` and :meth:`commit_record` has returned: release
+    resources (connections, files) there rather than in :meth:`stop`.
+    """
+
+    context: SourceTaskContext
+
+    def initialize(self, context: SourceTaskContext) -> None:
+        """Called once before :meth:`start`; keeps ``context`` as :attr:`context`."""
+        self.context = context
+
+    @abstractmethod
+    def poll(self) -> list[SourceRecord] | None:
+        """The next records, or ``None``/``[]`` when none are available right now.
+
+        Raising :class:`~sparkcat.api.errors.RetriableError` makes the framework poll again;
+        any other exception fails the task.
+        """
+
+    def commit(self) -> None:
+        """The offsets of the records acked so far were stored; default: nothing. A task that
+        acknowledges data in its source system can do so here."""
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        """``record`` was written to Kafka at ``metadata``, or was dropped by a transformation
+        or skipped by error tolerance (``metadata`` is ``None``); default: nothing.
+
+        Called on the executor, possibly from the producer's delivery thread.
+        """
+
+    def stopped(self) -> None:
+        """The final call on this instance (KIP-419), exactly once; default: nothing."""
+
+
+__all__ = [
+    "ConnectorTransactionBoundaries",
+    "ExactlyOnceSupport",
+    "OffsetStorageReader",
+    "RecordMetadata",
+    "SourceConnector",
+    "SourceConnectorContext",
+    "SourceOffset",
+    "SourcePartition",
+    "SourceTask",
+    "SourceTaskContext",
+    "TransactionContext",
+]
