@@ -1,0 +1,127 @@
+"""The import layering of STYLE.md ("Layers"), checked on the source with ``ast``.
+
+| layer | may import |
+|---|---|
+| api | the standard library only |
+| converters, transforms, connectors | api (+ their own third-party libs), never pyspark |
+| runtime | anything but pyspark and sparkcat.engine (its seam is sparkcat.runtime.engine_api) |
+| engine | anything but sparkcat.runtime.rest |
+| cli | everything; nothing imports it |
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "sparkcat"
+PLUGIN_LAYERS = ("converters", "transforms", "connectors")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> list[str]:
+    """Absolute names of every module ``path`` imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _module_name(path)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            names.append(module)
+            # "from sparkcat import engine" imports a sub-module by name.
+            names.extend(f"{module}.{alias.name}" for alias in node.names if module == "sparkcat")
+    return names
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _violations(module: str, imported: str) -> str | None:
+    layer = _layer(module)
+    top = imported.split(".")[0]
+    if _under(imported, "sparkcat.cli"):
+        return "nothing imports sparkcat.cli"
+    if top == "pyspark" and layer != "engine":
+        return "only sparkcat.engine imports pyspark"
+    if layer == "api":
+        if top == "sparkcat":
+            return (
+                None
+                if imported == "sparkcat" or _under(imported, "sparkcat.api")
+                else ("api imports nothing else of sparkcat")
+            )
+        if top not in sys.stdlib_module_names and top != "__future__":
+            return "api imports only the standard library"
+    if layer in PLUGIN_LAYERS and top == "sparkcat":
+        own = f"sparkcat.{layer}"
+        allowed = (
+            imported == "sparkcat" or _under(imported, "sparkcat.api") or _under(imported, own)
+        )
+        return None if allowed else f"{layer} imports only sparkcat.api"
+    if layer == "runtime" and _under(imported, "sparkcat.engine"):
+        return "runtime reaches the engine only through sparkcat.runtime.engine_api"
+    if layer == "engine" and _under(imported, "sparkcat.runtime.rest"):
+        return "engine does not import the REST layer"
+    return None
+
+
+def _source_files() -> list[Path]:
+    return sorted(SRC.rglob("*.py"))
+
+
+def test_the_source_tree_is_found() -> None:
+    assert (SRC / "api" / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("path", _source_files(), ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_respect_the_layers(path: Path) -> None:
+    module = _module_name(path)
+    problems = [
+        f"{module} imports {name}: {why}"
+        for name in _imports(path)
+        if (why := _violations(module, name)) is not None
+    ]
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("module", "imported", "allowed"),
+    [
+        ("sparkcat.api.records", "collections.abc", True),
+        ("sparkcat.api.records", "orjson", False),
+        ("sparkcat.api.records", "sparkcat.runtime.pipeline", False),
+        ("sparkcat.converters.json.converter", "orjson", True),
+        ("sparkcat.converters.json.converter", "sparkcat.api.data", True),
+        ("sparkcat.converters.json.converter", "sparkcat.runtime", False),
+        ("sparkcat.connectors.file.source_task", "pyspark.sql", False),
+        ("sparkcat.runtime.herder", "sparkcat.engine.spark", False),
+        ("sparkcat.runtime.herder", "sparkcat.runtime.engine_api", True),
+        ("sparkcat.engine.source", "pyspark.sql.datasource", True),
+        ("sparkcat.engine.source", "sparkcat.runtime.rest.app", False),
+        ("sparkcat.runtime.rest.app", "sparkcat.cli", False),
+    ],
+)
+def test_the_rules_themselves(module: str, imported: str, allowed: bool) -> None:
+    assert (_violations(module, imported) is None) is allowed
