@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Protocol
 
+from sparkcat.api._config_docs import to_enriched_rst, to_rst
 from sparkcat.api._config_types import (
     ConfigType,
     Importance,
@@ -390,6 +391,14 @@ class ConfigDef:
     convert_to_string_map_with_password_values = staticmethod(
         convert_to_string_map_with_password_values
     )
+
+    def to_rst(self) -> str:
+        """Reference docs of the non-internal keys in Kafka's RST layout."""
+        return to_rst(self._keys.values(), self._groups)
+
+    def to_enriched_rst(self) -> str:
+        """:meth:`to_rst` with group headings and dependents."""
+        return to_enriched_rst(self._keys.values(), self._groups)
 
     def __repr__(self) -> str:
         return f"ConfigDef({list(self._keys)})"
