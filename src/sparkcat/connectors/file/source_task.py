@@ -1,0 +1,253 @@
+"""FileStreamSourceTask: one record per line of a file (or of standard input).
+
+Behaves like Kafka's ``FileStreamSourceTask``: lines end with ``\\n``, ``\\r\\n`` or ``\\r``
+(a ``\\r`` at the end of the data read so far waits for the next byte, which may be ``\\n``);
+a line without its terminator is not emitted until the terminator arrives. Each record has
+source partition ``{"filename": <file>}``, source offset ``{"position": <byte position after
+the line's terminator>}``, no key, value schema ``STRING_SCHEMA`` and the line as value.
+
+Unlike Kafka, which reads characters, the position counts bytes (Kafka's count differs from
+the byte position for non-ASCII text, which breaks resuming): the file is read in binary, in
+large chunks, split into lines and decoded as UTF-8 (malformed bytes become U+FFFD). Standard
+input has no offsets: its records carry ``{"filename": None}`` / ``{"position": None}``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import select
+import sys
+import threading
+import time
+from typing import Any
+
+from sparkcat.api.data import STRING_SCHEMA
+from sparkcat.api.errors import ConnectError
+from sparkcat.api.records import SourceRecord
+from sparkcat.api.source import SourceTask
+from sparkcat.connectors.file.config import (
+    DEFAULT_TASK_BATCH_SIZE,
+    FILE_CONFIG,
+    FILENAME_FIELD,
+    POSITION_FIELD,
+    TASK_BATCH_SIZE_CONFIG,
+    TOPIC_CONFIG,
+    VERSION,
+)
+
+log = logging.getLogger(__name__)
+
+_CHUNK_BYTES = 1 << 20
+"""How much one read asks for: big reads keep syscalls far below one per line."""
+
+
+class FileStreamSourceTask(SourceTask):
+    """Reads lines of ``file`` (standard input when unset) into records for ``topic``.
+
+    Runs on an executor for one lease. ``poll()`` returns at most ``batch.size`` records; when
+    no complete line is available it waits up to :attr:`idle_wait_s` and returns ``None``. A
+    file that does not exist yet is retried on every poll.
+    """
+
+    idle_wait_s: float = 1.0
+    """How long ``poll()`` waits when there is no data (Kafka waits one second)."""
+
+    def __init__(self) -> None:
+        self._filename: str | None = None
+        self._topic = ""
+        self._batch_size = DEFAULT_TASK_BATCH_SIZE
+        self._stream: io.FileIO | None = None
+        self._stdin_fd: int | None = None
+        self._buffer = bytearray()
+        self._position: int | None = None  # byte position of _buffer[0]; None for stdin
+        self._partition: dict[str, Any] = {}
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # held during I/O, so stop() never closes mid-read
+
+    def version(self) -> str:
+        return VERSION
+
+    def start(self, props: dict[str, str]) -> None:
+        filename = props.get(FILE_CONFIG)
+        self._filename = filename or None
+        if self._filename is None:
+            self._stdin_fd = sys.stdin.fileno()
+        topic = props.get(TOPIC_CONFIG)
+        if topic is None:
+            raise ConnectError("FileStreamSourceTask config missing topic setting")
+        self._topic = topic
+        if TASK_BATCH_SIZE_CONFIG in props:
+            try:
+                self._batch_size = int(props[TASK_BATCH_SIZE_CONFIG])
+            except ValueError as exc:
+                raise ConnectError("Invalid FileStreamSourceTask configuration") from exc
+        # One partition map shared by every record: records are read-only.
+        self._partition = {FILENAME_FIELD: self._filename}
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._stopping.is_set():
+            return None
+        with self._lock:
+            if self._stdin_fd is None and self._stream is None and not self._open():
+                ready = False
+            else:
+                records = self._read_records()
+                if records:
+                    return records
+                ready = True
+        if not ready:
+            log.warning(
+                "Couldn't find file %s for FileStreamSourceTask, sleeping to wait for it to be "
+                "created",
+                self._filename,
+            )
+        self._stopping.wait(self.idle_wait_s)
+        return None
+
+    def _open(self) -> bool:
+        """Open the file at its stored position; ``False`` if it does not exist yet."""
+        assert self._filename is not None
+        try:
+            stream = open(self._filename, "rb", buffering=0)  # noqa: SIM115 - kept open
+        except FileNotFoundError:
+            return False
+        try:
+            position = self._stored_position()
+            if position:
+                log.debug("Found previous offset, trying to skip to file offset %d", position)
+                stream.seek(position)
+        except BaseException:
+            stream.close()
+            raise
+        self._stream = stream
+        self._position = position
+        log.debug("Opened %s for reading", self._filename)
+        return True
+
+    def _stored_position(self) -> int:
+        offset = self.context.offset_storage_reader().offset(self._partition)
+        if offset is None:
+            return 0
+        position = offset.get(POSITION_FIELD)
+        if position is None:
+            return 0
+        if not isinstance(position, int) or isinstance(position, bool):
+            raise ConnectError("Offset position is the incorrect type")
+        return position
+
+    def _read_records(self) -> list[SourceRecord]:
+        """Complete lines already buffered or readable now, at most ``batch.size``."""
+        records: list[SourceRecord] = []
+        self._extract(records)
+        while len(records) < self._batch_size:
+            chunk = self._read_chunk()
+            if not chunk:
+                break
+            self._buffer += chunk
+            self._extract(records)
+        return records
+
+    def _read_chunk(self) -> bytes:
+        if self._stream is not None:
+            return self._stream.read(_CHUNK_BYTES) or b""
+        assert self._stdin_fd is not None
+        # Only read stdin when it has data: a blocking read could outlive the lease.
+        if not select.select([self._stdin_fd], [], [], 0)[0]:
+            return b""
+        return os.read(self._stdin_fd, _CHUNK_BYTES)
+
+    def _extract(self, records: list[SourceRecord]) -> None:
+        """Move complete lines from the buffer into ``records`` (up to ``batch.size``)."""
+        buffer = self._buffer
+        room = self._batch_size - len(records)
+        if room <= 0 or not buffer:
+            return
+        if b"\r" in buffer:
+            lines, consumed = _split_mixed(buffer, room)
+        else:
+            lines, consumed = _split_lf(buffer, room)
+        if not lines:
+            return
+        del buffer[:consumed]
+        now = int(time.time() * 1000)
+        partition, topic, position = self._partition, self._topic, self._position
+        for text, size in lines:
+            if position is not None:
+                position += size
+            records.append(
+                SourceRecord(
+                    partition,
+                    {POSITION_FIELD: position},
+                    topic,
+                    None,
+                    None,
+                    None,
+                    STRING_SCHEMA,
+                    text,
+                    now,
+                )
+            )
+        self._position = position
+
+    def stop(self) -> None:
+        """Ends a waiting ``poll()`` and closes the file (may run on another thread)."""
+        self._stopping.set()
+        with self._lock:
+            self._close()
+
+    def stopped(self) -> None:
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+            log.debug("Closed input stream")
+
+
+def _decode(raw: bytes | bytearray) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def _split_lf(buffer: bytearray, limit: int) -> tuple[list[tuple[str, int]], int]:
+    """Up to ``limit`` ``\\n``-terminated lines as ``(text, bytes consumed)``, and the total
+    bytes consumed. The fast path: no ``\\r`` in the buffer; ASCII blocks decode at once."""
+    end = buffer.rfind(b"\n") + 1
+    if end == 0:
+        return [], 0
+    raw = bytes(buffer[:end])
+    parts = raw.split(b"\n", limit)
+    if len(parts) > limit:  # more lines than room: the last part is the unread rest
+        end -= len(parts[-1])
+        raw = raw[:end]
+    del parts[-1]
+    if raw.isascii():
+        return [(t, len(t) + 1) for t in raw.decode("ascii").split("\n")[:-1]], end
+    return [(_decode(r), len(r) + 1) for r in parts], end
+
+
+def _split_mixed(buffer: bytearray, limit: int) -> tuple[list[tuple[str, int]], int]:
+    """Like :func:`_split_lf` for buffers that contain ``\\r`` (``\\r\\n`` or lone ``\\r``)."""
+    lines: list[tuple[str, int]] = []
+    start = 0
+    size = len(buffer)
+    while len(lines) < limit:
+        lf = buffer.find(b"\n", start)
+        cr = buffer.find(b"\r", start, lf if lf >= 0 else size)
+        if cr >= 0:
+            if cr + 1 >= size:
+                break  # a trailing \r may be the first half of \r\n: wait for more
+            until, next_start = cr, cr + 2 if buffer[cr + 1] == 0x0A else cr + 1
+        elif lf >= 0:
+            until, next_start = lf, lf + 1
+        else:
+            break
+        lines.append((_decode(buffer[start:until]), next_start - start))
+        start = next_start
+    return lines, start
+
+
+__all__ = ["FileStreamSourceTask"]
