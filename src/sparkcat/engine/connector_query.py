@@ -1,0 +1,309 @@
+"""One connector's streaming query, steered by the worker's main process.
+
+Life of a lease: the main process writes lease ``n`` into the connector's plan file; Spark's
+reader sees it in ``latestOffset`` and plans one partition per runnable task; executors run
+the leases; ``foreachBatch`` (this module, in the main process) collects one result row per
+task, commits their offsets, reports statuses, and issues lease ``n + 1``. A new lease is only
+issued from ``foreachBatch`` or :meth:`ConnectorQuery.tick`, never while one is in flight, so a
+connector never has two leases of the same task running at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming.query import StreamingQuery
+
+from sparkcat.engine import plan as plan_files
+from sparkcat.engine.datasource import FORMAT
+from sparkcat.engine.session import POOL
+from sparkcat.engine.sink_positions import SinkPositions
+from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
+from sparkcat.runtime.lease import LeaseSpec
+from sparkcat.runtime.stores.offsets import OffsetStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseBounds:
+    """How long and how large one lease may get (see :func:`lease_bounds`)."""
+
+    max_ms: int
+    idle_max_ms: int
+    max_records: int
+    trigger_ms: int
+
+
+def _setting(
+    key: str, connector: Mapping[str, str], worker: Mapping[str, str], default: int
+) -> int:
+    raw = connector.get(key) or worker.get(key)
+    return int(raw) if raw else default
+
+
+def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> LeaseBounds:
+    """Lease bounds from the connector config, else the worker config, else defaults.
+
+    A lease with data lasts up to ``max.batch.ms`` (5 s: the ~0.3 CPU-s fixed cost of a
+    micro-batch is then a few percent) or ``max.batch.records``. An idle lease doubles in
+    length up to ``offset.flush.interval.ms`` (at most 60 s): records that arrive during an
+    idle lease still flow at once, only its offset commit waits, so idle connectors cost
+    little CPU without adding latency.
+    """
+    max_ms = _setting("max.batch.ms", connector, worker, 5000)
+    flush_ms = _setting("offset.flush.interval.ms", connector, worker, 60000)
+    return LeaseBounds(
+        max_ms=max_ms,
+        idle_max_ms=max(max_ms, min(flush_ms, 60000)),
+        max_records=_setting("max.batch.records", connector, worker, 1_000_000),
+        trigger_ms=_setting("sparkcat.trigger.interval.ms", connector, worker, 1000),
+    )
+
+
+class ConnectorQuery:
+    """The data plane of one connector: its plan file, its query, and its offset commits."""
+
+    def __init__(
+        self,
+        session: SparkSession,
+        plan: ConnectorPlan,
+        listener: EngineListener,
+        worker_config: Mapping[str, str],
+        offset_store: OffsetStore,
+        state_dir: Path,
+    ) -> None:
+        self.name = plan.name
+        self.kind = plan.kind
+        self._session = session
+        self._listener = listener
+        self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
+        self._offsets = offset_store
+        self._plan_path, self._control_path = plan_files.connector_paths(state_dir, plan.name)
+        self._lock = threading.Condition()
+        self._plan = plan
+        self._bounds = lease_bounds(plan.connector_config, worker_config)
+        self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+        self._failed: set[int] = set()
+        self._idle_streak: dict[int, int] = {}
+        self._issued = 0
+        self._completed = 0
+        self._in_flight = False
+        self._sink = (
+            SinkPositions(plan.name, plan.connector_config, self._worker)
+            if plan.kind == "sink"
+            else None
+        )
+        self._query: StreamingQuery | None = None
+        self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
+        self.failure: str | None = None
+
+    # -- lifecycle (herder side) ---------------------------------------------------------
+
+    def start(self) -> None:
+        plan_files.write_control(self._control_path, "run")
+        with self._lock:
+            self._issue_locked()
+        self._session.sparkContext.setLocalProperty("spark.scheduler.pool", POOL)
+        self._query = (
+            self._session.readStream.format(FORMAT)
+            .option("plan", str(self._plan_path))
+            .load()
+            .writeStream.queryName(f"sparkcat-{self.name}")
+            .foreachBatch(self._on_batch)
+            .trigger(processingTime=f"{self._bounds.trigger_ms} milliseconds")
+            .option("checkpointLocation", self._checkpoint)
+            .start()
+        )
+        threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
+        if self._state == plan_files.PAUSED:
+            self._report_paused()
+
+    def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
+        """New task configs: end the in-flight lease, then run the new generation."""
+        self._quiesce("stop", timeout_s)
+        with self._lock:
+            self._plan = plan
+            self._bounds = lease_bounds(plan.connector_config, self._worker)
+            self._failed.clear()
+            self._idle_streak.clear()
+            self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+        plan_files.write_control(self._control_path, "run")
+        with self._lock:
+            self._issue_locked()
+        if plan.paused:
+            self._report_paused()
+
+    def pause(self) -> None:
+        with self._lock:
+            self._state = plan_files.PAUSED
+            self._write_plan_locked()
+        plan_files.write_control(self._control_path, "pause")
+        self._report_paused()
+
+    def resume(self) -> None:
+        plan_files.write_control(self._control_path, "run")
+        with self._lock:
+            self._state = plan_files.RUNNING
+            self._issue_locked()
+        for task in self._runnable():
+            self._listener.on_task_running(self.name, task)
+
+    def restart_task(self, task: int) -> None:
+        with self._lock:
+            self._failed.discard(task)
+            self._idle_streak.pop(task, None)
+            self._issue_locked()
+
+    def stop(self, timeout_s: float) -> None:
+        """Graceful stop: the in-flight lease ends early and commits, then the query stops."""
+        self._quiesce("stop", timeout_s, final=True)
+        if self._query is not None:
+            try:
+                self._query.stop()
+            except Exception:  # stopping a failed query may raise its error again
+                log.debug("Stopping the query of %s raised", self.name, exc_info=True)
+        if self._sink is not None:
+            self._sink.close()
+        shutil.rmtree(self._checkpoint, ignore_errors=True)
+
+    def tick(self) -> None:
+        """Called about once a second: issue a lease if one is due and none is in flight."""
+        with self._lock:
+            if not self._in_flight:
+                self._issue_locked()
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _quiesce(self, word: str, timeout_s: float, final: bool = False) -> None:
+        with self._lock:
+            self._state = plan_files.STOPPING if final else plan_files.PAUSED
+            self._write_plan_locked()
+        plan_files.write_control(self._control_path, word)
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            while self._in_flight and self.failure is None and self._query_active():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    log.warning("Lease of %s did not end within %.1f s", self.name, timeout_s)
+                    break
+                self._lock.wait(min(remaining, 0.5))
+
+    def _query_active(self) -> bool:
+        return self._query is None or self._query.isActive
+
+    def _runnable(self) -> list[int]:
+        return [t for t in range(len(self._plan.task_configs)) if t not in self._failed]
+
+    def _specs_locked(self) -> list[LeaseSpec]:
+        tasks = self._runnable()
+        if self._sink is not None:
+            self._sink.refresh()
+            per_task = self._sink.assignment(len(self._plan.task_configs))
+            tasks = [t for t in tasks if per_task[t]]
+        source_offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
+        if self._plan.kind == "source":
+            source_offsets = tuple(
+                (p, o) for p, o in self._offsets.get_all(self.name) if o is not None
+            )
+        specs = []
+        for task in tasks:
+            idle = self._idle_streak.get(task, 0)
+            max_ms = min(self._bounds.max_ms << min(idle, 8), self._bounds.idle_max_ms)
+            specs.append(
+                LeaseSpec(
+                    connector=self.name,
+                    task=task,
+                    generation=self._plan.generation,
+                    kind=self._plan.kind,
+                    task_config=dict(self._plan.task_configs[task]),
+                    connector_config=dict(self._plan.connector_config),
+                    worker_config=dict(self._worker),
+                    max_ms=max_ms,
+                    max_records=self._bounds.max_records,
+                    control_path=str(self._control_path),
+                    source_offsets=source_offsets,
+                    assignment=tuple(per_task[task]) if self._sink is not None else (),
+                )
+            )
+        return specs
+
+    def _issue_locked(self) -> None:
+        """Write lease n+1 if the connector runs and has runnable tasks, else refresh state."""
+        specs = self._specs_locked() if self._state == plan_files.RUNNING else []
+        if specs:
+            self._issued += 1
+            self._in_flight = True
+        plan_files.write_plan(self._plan_path, self._issued, self._state, specs)
+
+    def _write_plan_locked(self) -> None:
+        plan_files.write_plan(self._plan_path, self._issued, self._state, [])
+
+    def _report_paused(self) -> None:
+        for task in range(len(self._plan.task_configs)):
+            if task not in self._failed:
+                self._listener.on_task_paused(self.name, task)
+
+    def _on_batch(self, batch: DataFrame, batch_id: int) -> None:
+        rows = batch.collect()
+        events: list[tuple[Any, ...]] = []
+        try:
+            with self._lock:
+                for row in rows:
+                    self._apply_result(row, events)
+        finally:
+            with self._lock:
+                self._completed = self._issued
+                self._in_flight = False
+                if self._state == plan_files.RUNNING:
+                    self._issue_locked()
+                self._lock.notify_all()
+        # The listener (the herder) takes its own lock and calls into this object while holding
+        # it: call it only after ours is released.
+        for callback, *args in events:
+            callback(*args)
+
+    def _apply_result(self, row: Any, events: list[tuple[Any, ...]]) -> None:
+        task = int(row.task)
+        if int(row.generation) != self._plan.generation:
+            return  # a lease of task configs that were replaced meanwhile: nothing to commit
+        if self._plan.kind == "source":
+            offsets = orjson.loads(row.source_offsets)
+            if offsets:
+                self._offsets.put_batch(self.name, [(p, o) for p, o in offsets])
+                self._offsets.flush()
+        elif self._sink is not None:
+            self._sink.commit([(t, int(p), int(o)) for t, p, o in orjson.loads(row.sink_offsets)])
+        self._idle_streak[task] = 0 if row.polled else self._idle_streak.get(task, 0) + 1
+        if row.records:
+            events.append((self._listener.on_records, self.name, task, int(row.records)))
+        if row.trace:
+            self._failed.add(task)
+            events.append((self._listener.on_task_failed, self.name, task, row.trace))
+        elif self._state == plan_files.RUNNING:
+            events.append((self._listener.on_task_running, self.name, task))
+
+    def _watch(self) -> None:
+        """Report a query that died (an executor-side error outside a task, a crashed JVM)."""
+        query = self._query
+        if query is None:
+            return
+        try:
+            query.awaitTermination()
+        except Exception as exc:  # any termination error is the connector's trace
+            with self._lock:
+                self.failure = str(exc)
+                self._in_flight = False
+                self._lock.notify_all()
+            log.error("The query of connector %s failed: %s", self.name, exc)
+            self._listener.on_connector_failed(self.name, str(exc))

@@ -1,0 +1,121 @@
+"""SparkEngine: the shipped :class:`~sparkcat.runtime.engine_api.Engine`.
+
+One SparkSession per worker; one streaming query per connector (see
+:mod:`sparkcat.engine.connector_query`). The engine is driven by the herder from its threads
+and by Spark's ``foreachBatch`` callbacks; a ticker thread issues leases that are due without a
+batch to trigger them (a restarted task, a sink whose topic appeared).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from sparkcat.api.errors import NotFoundError
+from sparkcat.engine.connector_query import ConnectorQuery
+from sparkcat.engine.datasource import LeaseDataSource
+from sparkcat.engine.session import build_session
+from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
+from sparkcat.runtime.stores.offsets import OffsetStore
+
+log = logging.getLogger(__name__)
+
+
+class SparkEngine:
+    """Runs connectors as Structured Streaming queries on the worker's SparkSession."""
+
+    def __init__(
+        self,
+        worker_config: Mapping[str, str],
+        offset_store: OffsetStore,
+        session: SparkSession | None = None,
+        state_dir: str | None = None,
+    ) -> None:
+        self._worker = dict(worker_config)
+        self._offsets = offset_store
+        self._own_session = session is None
+        self.session = session or build_session(worker_config)
+        self.session.dataSource.register(LeaseDataSource)
+        self._own_state_dir = state_dir is None
+        self._state_dir = Path(state_dir or tempfile.mkdtemp(prefix="sparkcat-plans-"))
+        self._state_dir.mkdir(parents=True, exist_ok=True)
+        self._queries: dict[str, ConnectorQuery] = {}
+        self._lock = threading.RLock()
+        self._closed = threading.Event()
+        # task.shutdown.graceful.timeout.ms bounds how long a stop waits for in-flight leases.
+        grace_ms = int(self._worker.get("task.shutdown.graceful.timeout.ms", "5000"))
+        self._stop_timeout_s: float = max(grace_ms / 1000.0, 1.0) + 5.0
+        self._ticker = threading.Thread(target=self._tick_loop, name="sparkcat-ticker", daemon=True)
+        self._ticker.start()
+
+    def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
+        with self._lock:
+            current = self._queries.get(plan.name)
+            if current is not None and current.failure is None and current.kind == plan.kind:
+                current.replace_plan(plan, self._stop_timeout_s)
+                return
+            if current is not None:
+                current.stop(self._stop_timeout_s)
+            query = ConnectorQuery(
+                self.session, plan, listener, self._worker, self._offsets, self._state_dir
+            )
+            self._queries[plan.name] = query
+            query.start()
+        log.info(
+            "Connector %s runs as a streaming query (%d task(s))", plan.name, len(plan.task_configs)
+        )
+
+    def pause_connector(self, name: str) -> None:
+        self._get(name).pause()
+
+    def resume_connector(self, name: str) -> None:
+        self._get(name).resume()
+
+    def restart_task(self, name: str, task: int) -> None:
+        self._get(name).restart_task(task)
+
+    def stop_connector(self, name: str) -> None:
+        with self._lock:
+            query = self._queries.pop(name, None)
+        if query is not None:
+            query.stop(self._stop_timeout_s)
+
+    def close(self) -> None:
+        """Stop every connector at once (each waits for its own lease), then Spark."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        with self._lock:
+            queries = list(self._queries.values())
+            self._queries.clear()
+        if queries:
+            with ThreadPoolExecutor(max_workers=len(queries)) as pool:
+                list(pool.map(lambda q: q.stop(self._stop_timeout_s), queries))
+        if self._own_session:
+            self.session.stop()
+        if self._own_state_dir:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+
+    def _get(self, name: str) -> ConnectorQuery:
+        with self._lock:
+            query = self._queries.get(name)
+        if query is None:
+            raise NotFoundError(f"Connector {name} is not running")
+        return query
+
+    def _tick_loop(self) -> None:
+        while not self._closed.wait(1.0):
+            with self._lock:
+                queries = list(self._queries.values())
+            for query in queries:
+                try:
+                    query.tick()
+                except Exception:  # one connector's trouble must not stop the rest
+                    log.exception("Issuing a lease for %s failed", query.name)

@@ -1,0 +1,26 @@
+"""Integration-test fixtures: one SparkSession per test session (the broker is in tests/)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PLUGINS_DIR = Path(__file__).parent / "plugins"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """The session-scoped SparkSession shared by every test that runs connectors on Spark."""
+    from sparkcat.engine.session import build_session
+
+    session = build_session({"spark.master": "local[12,2]", "spark.app.name": "sparkcat-tests"})
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def plugins_dir() -> Path:
+    """A ``plugin.path`` directory holding the test-only plugins (importable on executors)."""
+    return PLUGINS_DIR

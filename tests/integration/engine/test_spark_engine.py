@@ -1,0 +1,221 @@
+"""SparkEngine with the real broker and local Spark: connectors as streaming queries."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparkcat.engine import SparkEngine
+from sparkcat.runtime.engine_api import ConnectorPlan
+from sparkcat.runtime.stores.offsets import MemoryOffsetStore
+
+pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
+
+FILE_SOURCE = "sparkcat.connectors.file:FileStreamSourceTask"
+FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
+RECORDING = "sparkcat_test_plugins:RecordingSourceTask"
+
+
+class RecordingListener:
+    """The engine's view of the herder: task states and copied-record counts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.states: dict[tuple[str, int], str] = {}
+        self.traces: dict[tuple[str, int], str] = {}
+        self.records: dict[str, int] = {}
+        self.connector_failures: dict[str, str] = {}
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "RUNNING"
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "PAUSED"
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "FAILED"
+            self.traces[(connector, task)] = trace
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        with self.lock:
+            self.connector_failures[connector] = trace
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self.lock:
+            self.records[connector] = self.records.get(connector, 0) + count
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.fixture
+def worker(kafka_broker: Any, plugins_dir: Path) -> dict[str, str]:
+    return {
+        "bootstrap.servers": kafka_broker.bootstrap_servers,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "plugin.path": str(plugins_dir),
+        "max.batch.ms": "2000",
+        "offset.flush.interval.ms": "4000",
+    }
+
+
+@pytest.fixture
+def engine(spark: Any, worker: dict[str, str], tmp_path: Path) -> Iterator[SparkEngine]:
+    sys.path.insert(0, worker["plugin.path"])
+    store = MemoryOffsetStore()
+    engine = SparkEngine(worker, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine.offset_store = store  # type: ignore[attr-defined]
+    yield engine
+    engine.close()
+    sys.path.remove(worker["plugin.path"])
+
+
+def file_source(name: str, path: Path, topic: str) -> ConnectorPlan:
+    config = {
+        "name": name,
+        "connector.class": "FileStreamSource",
+        "file": str(path),
+        "topic": topic,
+    }
+    return ConnectorPlan(name, "source", config, [dict(config, **{"task.class": FILE_SOURCE})])
+
+
+def file_sink(name: str, path: Path, topic: str) -> ConnectorPlan:
+    config = {"name": name, "connector.class": "FileStreamSink", "file": str(path), "topics": topic}
+    return ConnectorPlan(name, "sink", config, [dict(config, **{"task.class": FILE_SINK})])
+
+
+def recording(
+    name: str, events: Path, topic: str, tasks: int = 1, generation: int = 0, **extra: str
+) -> ConnectorPlan:
+    config = {
+        "name": name,
+        "connector.class": "sparkcat_test_plugins:RecordingSourceConnector",
+        "topic": topic,
+        "events.file": str(events),
+        **extra,
+    }
+    task_configs = [
+        dict(config, **{"task.class": RECORDING, "task.id": str(i)}) for i in range(tasks)
+    ]
+    return ConnectorPlan(name, "source", config, task_configs, generation=generation)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def test_quickstart_lines_reach_the_sink_file(engine: SparkEngine, tmp_path: Path) -> None:
+    topic = unique("connect-test")
+    source_file, sink_file = tmp_path / "test.txt", tmp_path / "test.sink.txt"
+    source_file.write_text("foo\nbar\n")
+    listener = RecordingListener()
+    engine.start_connector(file_source("local-file-source", source_file, topic), listener)
+    engine.start_connector(file_sink("local-file-sink", sink_file, topic), listener)
+    wait_for(lambda: lines_of(sink_file) == ["foo", "bar"], 90, "the first lines in the sink")
+
+    # Once running, appended lines must show up within 5 s.
+    with source_file.open("a") as f:
+        f.writelines(f"line-{i}\n" for i in range(100))
+    appended = time.monotonic()
+    wait_for(lambda: len(lines_of(sink_file)) == 102, 5, "appended lines in the sink")
+    assert lines_of(sink_file)[2:] == [f"line-{i}" for i in range(100)]
+    assert time.monotonic() - appended < 5
+    assert listener.states[("local-file-source", 0)] == "RUNNING"
+    assert listener.states[("local-file-sink", 0)] == "RUNNING"
+    offsets = dict(
+        (tuple(sorted(p.items())), o)
+        for p, o in engine.offset_store.get_all("local-file-source")  # type: ignore[attr-defined]
+    )
+    wait_for(lambda: listener.records.get("local-file-sink", 0) >= 102, 20, "sink counts")
+    assert offsets[(("filename", str(source_file)),)]["position"] > 0
+
+
+def test_failing_task_is_failed_and_other_connectors_keep_copying(
+    engine: SparkEngine, tmp_path: Path
+) -> None:
+    listener = RecordingListener()
+    events = tmp_path / "events.log"
+    engine.start_connector(
+        recording("broken", events, unique("broken"), **{"fail.on.poll": "true"}), listener
+    )
+    topic = unique("healthy")
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text("".join(f"{i}\n" for i in range(1000)))
+    engine.start_connector(file_source("healthy-source", source_file, topic), listener)
+    engine.start_connector(file_sink("healthy-sink", sink_file, topic), listener)
+
+    wait_for(lambda: listener.states.get(("broken", 0)) == "FAILED", 90, "the task to fail")
+    assert "poll failed on purpose" in listener.traces[("broken", 0)]
+    assert "RuntimeError" in listener.traces[("broken", 0)]
+    wait_for(lambda: len(lines_of(sink_file)) == 1000, 60, "the healthy pipeline")
+    with source_file.open("a") as f:
+        f.write("after-failure\n")
+    wait_for(lambda: lines_of(sink_file)[-1:] == ["after-failure"], 10, "more copying")
+    assert listener.states[("broken", 0)] == "FAILED"
+
+    # A failed task runs again only when restarted.
+    instances = len(events.read_text().splitlines())
+    time.sleep(3)
+    assert len(events.read_text().splitlines()) == instances
+    engine.restart_task("broken", 0)
+    wait_for(lambda: len(events.read_text().splitlines()) > instances, 30, "the restarted task")
+
+
+def test_stopped_is_the_last_call_exactly_once_per_instance(
+    engine: SparkEngine, tmp_path: Path
+) -> None:
+    from sparkcat_test_plugins import read_events  # type: ignore[import-not-found]
+
+    listener = RecordingListener()
+    events = tmp_path / "events.log"
+    topic = unique("recorded")
+    engine.start_connector(recording("rec", events, topic, tasks=2), listener)
+    wait_for(lambda: len(read_events(str(events))) >= 4, 90, "two leases of both tasks")
+
+    engine.pause_connector("rec")
+    wait_for(lambda: listener.states.get(("rec", 0)) == "PAUSED", 10, "pause")
+    paused_at = len(read_events(str(events)))
+    engine.resume_connector("rec")
+    wait_for(lambda: len(read_events(str(events))) > paused_at + 1, 30, "leases after resume")
+
+    # Reconfiguration: a new generation with one task.
+    engine.start_connector(recording("rec", events, topic, tasks=1, generation=1), listener)
+    reconfigured_at = len(read_events(str(events)))
+    wait_for(lambda: len(read_events(str(events))) > reconfigured_at, 30, "the new generation")
+    engine.stop_connector("rec")
+
+    per_instance = read_events(str(events))
+    assert len(per_instance) >= 5
+    for instance, calls in per_instance.items():
+        assert calls[0].startswith("start"), (instance, calls)
+        assert calls[-1] == "stopped", (instance, calls)
+        assert calls.count("stopped") == 1, (instance, calls)
+        assert calls[-2] == "stop", (instance, calls)
+        assert "poll" not in calls[calls.index("stop") :], (instance, calls)
+    # Offsets carried over between leases: every instance resumed where the last one ended.
+    starts = sorted(int(calls[0].split()[1]) for calls in per_instance.values())
+    assert starts[0] == 0
+    assert len(set(starts)) > 1
