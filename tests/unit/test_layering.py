@@ -45,7 +45,11 @@ def _imports(path: Path) -> list[str]:
                 module = node.module or ""
             names.append(module)
             # "from sparkcat import engine" imports a sub-module by name.
-            names.extend(f"{module}.{alias.name}" for alias in node.names if module == "sparkcat")
+            names.extend(
+                f"{module}.{alias.name}"
+                for alias in node.names
+                if module == "sparkcat" and not alias.name.startswith("__")
+            )
     return names
 
 
@@ -121,6 +125,7 @@ def test_imports_respect_the_layers(path: Path) -> None:
         ("sparkcat.engine.source", "pyspark.sql.datasource", True),
         ("sparkcat.engine.source", "sparkcat.runtime.rest.app", False),
         ("sparkcat.runtime.rest.app", "sparkcat.cli", False),
+        ("sparkcat.connectors.file.config", "sparkcat", True),
     ],
 )
 def test_the_rules_themselves(module: str, imported: str, allowed: bool) -> None:

@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import sparkcat.api
 
 EXPECTED = [
+    "BOOLEAN_SCHEMA",
+    "BYTES_SCHEMA",
     "CONVERTER_TYPE_CONFIG",
+    "FLOAT32_SCHEMA",
+    "FLOAT64_SCHEMA",
+    "INT8_SCHEMA",
+    "INT16_SCHEMA",
+    "INT32_SCHEMA",
+    "INT64_SCHEMA",
     "NO_DEFAULT_VALUE",
+    "OPTIONAL_BOOLEAN_SCHEMA",
+    "OPTIONAL_BYTES_SCHEMA",
+    "OPTIONAL_FLOAT32_SCHEMA",
+    "OPTIONAL_FLOAT64_SCHEMA",
+    "OPTIONAL_INT8_SCHEMA",
+    "OPTIONAL_INT16_SCHEMA",
+    "OPTIONAL_INT32_SCHEMA",
+    "OPTIONAL_INT64_SCHEMA",
+    "OPTIONAL_STRING_SCHEMA",
+    "STRING_SCHEMA",
     "TOPICS_CONFIG",
     "TOPICS_REGEX_CONFIG",
     "AbstractConfig",
@@ -27,14 +46,18 @@ EXPECTED = [
     "ConfigValue",
     "ConnectError",
     "ConnectRecord",
+    "ConnectSchema",
     "Connector",
     "ConnectorContext",
     "ConnectorTransactionBoundaries",
     "Converter",
     "ConverterType",
     "DataError",
+    "Date",
+    "Decimal",
     "ErrantRecordReporter",
     "ExactlyOnceSupport",
+    "Field",
     "Header",
     "HeaderConverter",
     "Headers",
@@ -53,7 +76,11 @@ EXPECTED = [
     "Recommender",
     "RecordMetadata",
     "RetriableError",
+    "Schema",
+    "SchemaAndValue",
+    "SchemaBuilder",
     "SchemaBuilderError",
+    "SchemaProjector",
     "SchemaProjectorError",
     "SinkConnector",
     "SinkConnectorContext",
@@ -67,11 +94,15 @@ EXPECTED = [
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "Struct",
     "Task",
+    "Time",
+    "Timestamp",
     "TimestampType",
     "TopicPartition",
     "TransactionContext",
     "Transformation",
+    "Type",
     "ValidList",
     "ValidString",
     "Validator",
@@ -79,9 +110,10 @@ EXPECTED = [
 ]
 
 
-def _isort_key(name: str) -> tuple[int, str]:
-    # Constants first, then classes, as ruff's RUF022 keeps __all__.
-    return (0 if name.isupper() else 1, name)
+def _isort_key(name: str) -> tuple[int, list[str | int]]:
+    # Ruff's RUF022 order: constants first, then classes; digits compare as numbers.
+    natural = [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+    return (0 if name.isupper() else 1, natural)
 
 
 def test_all_is_pinned_and_sorted() -> None:
