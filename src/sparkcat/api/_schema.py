@@ -315,6 +315,8 @@ class Schema:
             return True
         if not isinstance(other, Schema):
             return NotImplemented
+        if self._hash is not None and other._hash is not None and self._hash != other._hash:
+            return False
         return (
             self.type is other.type
             and self.optional == other.optional

@@ -220,9 +220,9 @@ def test_accessors_only_valid_for_their_types() -> None:
 def test_schema_is_immutable() -> None:
     schema = SchemaBuilder.int8().build()
     with pytest.raises(AttributeError):
-        schema.name = "x"  # type: ignore[misc]
+        schema.name = "x"
     with pytest.raises(AttributeError):
-        Field("a", 0, schema).index = 3  # type: ignore[misc]
+        Field("a", 0, schema).index = 3
 
 
 def test_equality_and_hash() -> None:
