@@ -60,8 +60,11 @@ class FileStreamSourceTask(SourceTask):
         self._batch_size = DEFAULT_TASK_BATCH_SIZE
         self._stream: io.FileIO | None = None
         self._stdin_fd: int | None = None
-        self._buffer = bytearray()
-        self._position: int | None = None  # byte position of _buffer[0]; None for stdin
+        self._buffer = bytearray()  # bytes read but not yet split: an incomplete line
+        self._lines: list[str] = []  # split lines not yet returned start at _next
+        self._sizes: list[int] | None = None  # their sizes in bytes; None: len(text) + 1
+        self._next = 0
+        self._position: int | None = None  # byte position after the last returned line
         self._partition: dict[str, Any] = {}
         self._stopping = threading.Event()
         self._lock = threading.Lock()  # held during I/O, so stop() never closes mid-read
@@ -138,16 +141,28 @@ class FileStreamSourceTask(SourceTask):
         return position
 
     def _read_records(self) -> list[SourceRecord]:
-        """Complete lines already buffered or readable now, at most ``batch.size``."""
+        """Complete lines already split or readable now, at most ``batch.size``."""
         records: list[SourceRecord] = []
-        self._extract(records)
-        while len(records) < self._batch_size:
-            chunk = self._read_chunk()
-            if not chunk:
-                break
-            self._buffer += chunk
-            self._extract(records)
+        self._take(records)
+        while len(records) < self._batch_size and self._fill():
+            self._take(records)
         return records
+
+    def _fill(self) -> bool:
+        """Read one chunk and split its complete lines; ``False`` when nothing was read."""
+        chunk = self._read_chunk()
+        if not chunk:
+            return False
+        buffer = self._buffer
+        buffer += chunk
+        if b"\r" in buffer:
+            self._lines, self._sizes, consumed = _split_mixed(buffer)
+        else:
+            self._lines, self._sizes, consumed = _split_lf(buffer)
+        self._next = 0
+        # Only the incomplete last line stays behind, so this moves few bytes.
+        del buffer[:consumed]
+        return True
 
     def _read_chunk(self) -> bytes:
         if self._stream is not None:
@@ -158,37 +173,38 @@ class FileStreamSourceTask(SourceTask):
             return b""
         return os.read(self._stdin_fd, _CHUNK_BYTES)
 
-    def _extract(self, records: list[SourceRecord]) -> None:
-        """Move complete lines from the buffer into ``records`` (up to ``batch.size``)."""
-        buffer = self._buffer
-        room = self._batch_size - len(records)
-        if room <= 0 or not buffer:
+    def _take(self, records: list[SourceRecord]) -> None:
+        """Move split lines into ``records`` (up to ``batch.size``)."""
+        start = self._next
+        end = min(len(self._lines), start + self._batch_size - len(records))
+        if end <= start:
             return
-        if b"\r" in buffer:
-            lines, consumed = _split_mixed(buffer, room)
-        else:
-            lines, consumed = _split_lf(buffer, room)
-        if not lines:
-            return
-        del buffer[:consumed]
+        self._next = end
+        texts = self._lines[start:end]
         now = int(time.time() * 1000)
         partition, topic, position = self._partition, self._topic, self._position
-        for text, size in lines:
-            if position is not None:
-                position += size
-            records.append(
-                SourceRecord(
-                    partition,
-                    {POSITION_FIELD: position},
-                    topic,
-                    None,
-                    None,
-                    None,
-                    STRING_SCHEMA,
-                    text,
-                    now,
-                )
-            )
+        append = records.append
+        if self._sizes is None and position is not None:
+            # The common case (ASCII, "\n"), kept free of per-line extras.
+            for text in texts:
+                position += len(text) + 1
+                append(
+                    SourceRecord(
+                        partition, {POSITION_FIELD: position}, topic, None, None, None,
+                        STRING_SCHEMA, text, now,
+                    )
+                )  # fmt: skip
+        else:
+            sizes = self._sizes[start:end] if self._sizes is not None else [0] * len(texts)
+            for text, size in zip(texts, sizes, strict=True):
+                if position is not None:
+                    position += size
+                append(
+                    SourceRecord(
+                        partition, {POSITION_FIELD: position}, topic, None, None, None,
+                        STRING_SCHEMA, text, now,
+                    )
+                )  # fmt: skip
         self._position = position
 
     def stop(self) -> None:
@@ -212,29 +228,26 @@ def _decode(raw: bytes | bytearray) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _split_lf(buffer: bytearray, limit: int) -> tuple[list[tuple[str, int]], int]:
-    """Up to ``limit`` ``\\n``-terminated lines as ``(text, bytes consumed)``, and the total
-    bytes consumed. The fast path: no ``\\r`` in the buffer; ASCII blocks decode at once."""
+def _split_lf(buffer: bytearray) -> tuple[list[str], list[int] | None, int]:
+    """The ``\\n``-terminated lines of ``buffer``: texts, their sizes in bytes (``None``
+    when every size is ``len(text) + 1``, i.e. ASCII) and the bytes consumed."""
     end = buffer.rfind(b"\n") + 1
     if end == 0:
-        return [], 0
+        return [], None, 0
     raw = bytes(buffer[:end])
-    parts = raw.split(b"\n", limit)
-    if len(parts) > limit:  # more lines than room: the last part is the unread rest
-        end -= len(parts[-1])
-        raw = raw[:end]
-    del parts[-1]
     if raw.isascii():
-        return [(t, len(t) + 1) for t in raw.decode("ascii").split("\n")[:-1]], end
-    return [(_decode(r), len(r) + 1) for r in parts], end
+        return raw.decode("ascii").split("\n")[:-1], None, end
+    parts = raw.split(b"\n")[:-1]
+    return [_decode(r) for r in parts], [len(r) + 1 for r in parts], end
 
 
-def _split_mixed(buffer: bytearray, limit: int) -> tuple[list[tuple[str, int]], int]:
+def _split_mixed(buffer: bytearray) -> tuple[list[str], list[int] | None, int]:
     """Like :func:`_split_lf` for buffers that contain ``\\r`` (``\\r\\n`` or lone ``\\r``)."""
-    lines: list[tuple[str, int]] = []
+    texts: list[str] = []
+    sizes: list[int] = []
     start = 0
     size = len(buffer)
-    while len(lines) < limit:
+    while True:
         lf = buffer.find(b"\n", start)
         cr = buffer.find(b"\r", start, lf if lf >= 0 else size)
         if cr >= 0:
@@ -245,9 +258,10 @@ def _split_mixed(buffer: bytearray, limit: int) -> tuple[list[tuple[str, int]], 
             until, next_start = lf, lf + 1
         else:
             break
-        lines.append((_decode(buffer[start:until]), next_start - start))
+        texts.append(_decode(buffer[start:until]))
+        sizes.append(next_start - start)
         start = next_start
-    return lines, start
+    return texts, sizes, start
 
 
 __all__ = ["FileStreamSourceTask"]
