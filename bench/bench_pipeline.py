@@ -1,0 +1,351 @@
+"""File -> Kafka -> file through a real `sparkcat standalone` worker, beside a hand-written loop.
+
+    python bench/bench_pipeline.py [--records 1000000] [--idle-connectors 10] [--skip-idle]
+
+Measures, on one embedded broker shared by both runs:
+- the baseline: a hand-written confluent-kafka producer process (file -> topic) and consumer
+  process (topic -> file) running at once, tuned as the field tunes them;
+- sparkcat with StringConverter and with JsonConverter: `sparkcat standalone` as a user runs
+  it, FileStreamSource + FileStreamSink; the lines are appended once both connectors run, and
+  the clock stops when the sink file holds them all. Reported as records/s and as the ratio
+  to the baseline of the same run;
+- time from starting the worker to the first record in the sink file;
+- peak RSS of the worker's whole process tree (driver JVM + every Python process);
+- the CPU an idle worker with N idle connectors burns (cores, over a 30 s window).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from sparkcat.kafka.broker import EmbeddedBroker
+
+ROOT = Path(__file__).resolve().parent.parent
+SPARKCAT = [str(Path(sys.executable).parent / "sparkcat")]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+CONVERTERS = {
+    "json": "org.apache.kafka.connect.json.JsonConverter",
+    "string": "org.apache.kafka.connect.storage.StringConverter",
+}
+
+
+def make_lines(path: Path, records: int) -> None:
+    with path.open("w") as f:
+        for i in range(records):
+            f.write(f"{i:09d} the quick brown fox jumps over the lazy dog {i % 997:05d}\n")
+
+
+def count_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with path.open("rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+def wait_lines(path: Path, expected: int, timeout: float) -> float:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if count_lines(path) >= expected:
+            return time.monotonic()
+        time.sleep(0.05)
+    raise SystemExit(f"timed out: {path} has {count_lines(path)} of {expected} lines")
+
+
+# -- process tree accounting (/proc) ------------------------------------------------------
+
+
+def tree_pids(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def tree_rss_mb(root: int) -> float:
+    total = 0
+    for pid in tree_pids(root):
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def tree_cpu_s(root: int) -> float:
+    total = 0
+    for pid in tree_pids(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime + stime of the live process
+        except OSError:
+            pass
+    return total / CLK_TCK
+
+
+class PeakRss(threading.Thread):
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            self.peak = max(self.peak, tree_rss_mb(self.pid))
+
+
+# -- the baseline -------------------------------------------------------------------------
+
+PRODUCER = """
+import sys
+from confluent_kafka import Producer
+p = Producer({"bootstrap.servers": sys.argv[1], "linger.ms": 5, "batch.num.messages": 10000,
+              "queue.buffering.max.messages": 500000, "acks": "all"})
+n = 0
+with open(sys.argv[3], "rb") as f:
+    for line in f:
+        p.produce(sys.argv[2], line.rstrip(b"\\n"))
+        n += 1
+        if n % 5000 == 0:
+            p.poll(0)
+p.flush()
+"""
+
+CONSUMER = """
+import sys
+from confluent_kafka import Consumer, TopicPartition, OFFSET_BEGINNING
+c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": "bench-baseline",
+              "enable.auto.commit": False, "fetch.queue.backoff.ms": 10})
+c.assign([TopicPartition(sys.argv[2], 0, OFFSET_BEGINNING)])
+want, got = int(sys.argv[4]), 0
+with open(sys.argv[3], "wb") as out:
+    while got < want:
+        msgs = c.consume(num_messages=10000, timeout=1.0)
+        out.write(b"".join(m.value() + b"\\n" for m in msgs if m.error() is None))
+        got += len(msgs)
+        out.flush()
+c.close()
+"""
+
+
+def baseline(servers: str, source: Path, records: int, work: Path) -> float:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    topic = f"bench-baseline-{time.time_ns()}"
+    AdminClient({"bootstrap.servers": servers}).create_topics([NewTopic(topic, 1)])[topic].result()
+    sink = work / "baseline.sink.txt"
+    start = time.monotonic()
+    consumer = subprocess.Popen(
+        [sys.executable, "-c", CONSUMER, servers, topic, str(sink), str(records)]
+    )
+    subprocess.run([sys.executable, "-c", PRODUCER, servers, topic, str(source)], check=True)
+    consumer.wait()
+    return records / (time.monotonic() - start)
+
+
+# -- sparkcat -----------------------------------------------------------------------------
+
+
+def write_worker(work: Path, servers: str, converter: str, port: int) -> Path:
+    worker = work / f"worker-{converter}.properties"
+    conv = CONVERTERS[converter]
+    worker.write_text(
+        textwrap.dedent(f"""\
+        bootstrap.servers={servers}
+        key.converter={conv}
+        value.converter={conv}
+        offset.storage.file.filename={work}/offsets-{converter}-{time.time_ns()}
+        offset.flush.interval.ms=10000
+        listeners=http://127.0.0.1:{port}
+        """)
+    )
+    return worker
+
+
+def write_connector(work: Path, name: str, **config: str) -> Path:
+    path = work / f"{name}.json"
+    path.write_text(json.dumps({"name": name, "config": config}))
+    return path
+
+
+def connector_state(port: int, name: str) -> str:
+    try:
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/connectors/{name}/status", timeout=2
+        ) as r:
+            doc = json.load(r)
+    except OSError:
+        return "NONE"
+    tasks = [t["state"] for t in doc.get("tasks", [])]
+    return "RUNNING" if tasks and all(s == "RUNNING" for s in tasks) else doc["connector"]["state"]
+
+
+def wait_running(port: int, names: list[str], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(connector_state(port, n) == "RUNNING" for n in names):
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"connectors {names} not RUNNING after {timeout} s")
+
+
+def stop(worker: subprocess.Popen[bytes]) -> None:
+    worker.terminate()
+    try:
+        worker.wait(60)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+
+
+def sparkcat_run(
+    servers: str, lines: Path, records: int, converter: str, work: Path
+) -> dict[str, float]:
+    port = 18000 + (os.getpid() % 1000)
+    source, sink = work / f"src-{converter}.txt", work / f"sink-{converter}.txt"
+    source.write_text("warm-up\n")
+    topic = f"bench-{converter}-{time.time_ns()}"
+    conns = [
+        write_connector(
+            work,
+            "bench-source",
+            **{
+                "connector.class": "FileStreamSource",
+                "file": str(source),
+                "topic": topic,
+                "batch.size": "20000",
+                "topic.creation.default.partitions": "1",
+                "topic.creation.default.replication.factor": "1",
+            },
+        ),
+        write_connector(
+            work,
+            "bench-sink",
+            **{"connector.class": "FileStreamSink", "file": str(sink), "topics": topic},
+        ),
+    ]
+    started = time.monotonic()
+    worker = subprocess.Popen(
+        [
+            *SPARKCAT,
+            "standalone",
+            str(write_worker(work, servers, converter, port)),
+            *map(str, conns),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / f"worker-{converter}.log", "wb"),  # noqa: SIM115 (worker-owned)
+    )
+    peak = PeakRss(worker.pid)
+    peak.start()
+    try:
+        first = wait_lines(sink, 1, 180) - started
+        wait_running(port, ["bench-source", "bench-sink"], 60)
+        t0 = time.monotonic()
+        with source.open("ab") as out, lines.open("rb") as src:
+            out.write(src.read())
+        done = wait_lines(sink, records + 1, 600)
+        return {
+            "records_per_s": records / (done - t0),
+            "first_record_s": first,
+            "peak_rss_mb": peak.peak,
+        }
+    finally:
+        peak.done.set()
+        stop(worker)
+
+
+def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) -> float:
+    port = 19000 + (os.getpid() % 1000)
+    files = []
+    for i in range(connectors):
+        if i % 2 == 0:
+            files.append(
+                write_connector(
+                    work,
+                    f"idle-src-{i}",
+                    **{
+                        "connector.class": "FileStreamSource",
+                        "file": str(work / f"idle-{i}.txt"),
+                        "topic": f"idle-{i}",
+                    },
+                )
+            )
+        else:
+            files.append(
+                write_connector(
+                    work,
+                    f"idle-sink-{i}",
+                    **{
+                        "connector.class": "FileStreamSink",
+                        "file": str(work / f"idle-{i}.out"),
+                        "topics": f"idle-{i - 1}",
+                    },
+                )
+            )
+    worker = subprocess.Popen(
+        [
+            *SPARKCAT,
+            "standalone",
+            str(write_worker(work, servers, "string", port)),
+            *map(str, files),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / "worker-idle.log", "wb"),  # noqa: SIM115 (worker-owned)
+    )
+    try:
+        time.sleep(60)  # startup, first leases, and idle leases growing to their full length
+        cpu0, t0 = tree_cpu_s(worker.pid), time.monotonic()
+        time.sleep(window)
+        return (tree_cpu_s(worker.pid) - cpu0) / (time.monotonic() - t0)
+    finally:
+        stop(worker)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--idle-connectors", type=int, default=10)
+    parser.add_argument("--skip-idle", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    with tempfile.TemporaryDirectory(prefix="sparkcat-bench-") as tmp, EmbeddedBroker() as broker:
+        work = Path(tmp)
+        lines = work / "lines.txt"
+        make_lines(lines, args.records)
+        base = baseline(broker.bootstrap_servers, lines, args.records, work)
+        print(f"baseline (hand-written confluent-kafka loops): {base:,.0f} records/s", flush=True)
+        for converter in ("string", "json"):
+            r = sparkcat_run(broker.bootstrap_servers, lines, args.records, converter, work)
+            print(
+                f"sparkcat {converter:6s}: {r['records_per_s']:,.0f} records/s "
+                f"(ratio {r['records_per_s'] / base:.2f}), "
+                f"first record {r['first_record_s']:.1f} s after start, "
+                f"peak RSS {r['peak_rss_mb']:,.0f} MB",
+                flush=True,
+            )
+        if not args.skip_idle:
+            cores = idle_cpu(broker.bootstrap_servers, args.idle_connectors, work)
+            print(f"idle worker with {args.idle_connectors} idle connectors: {cores:.3f} cores")
+
+
+if __name__ == "__main__":
+    main()
