@@ -1,0 +1,397 @@
+"""Per-batch conversion for leases: SMTs and converters between task records and Kafka.
+
+A :class:`Pipeline` holds one connector generation's converters and transformation chain,
+built once per Python process (:func:`pipeline_for`) and reused by every lease of that
+generation. Its two hot loops are written for throughput, not beauty: methods bound to
+locals, no per-record dicts, headers skipped when a record has none.
+
+* Source side (:meth:`Pipeline.produce_records`), Kafka's order: transformations, then
+  header, key and value conversion, then ``producer.produce``.
+* Sink side (:meth:`Pipeline.to_sink_records`): key, value and header conversion into
+  :class:`~sparkcat.api.records.SinkRecord`, then transformations.
+
+Errors follow Kafka's ``errors.tolerance`` (basics): a conversion or transformation failure
+fails the task ("Tolerance exceeded in error handler") unless ``errors.tolerance=all``, which
+skips the record (its source offset still counts as done). Retries of retriable conversion
+errors (``errors.retry.timeout``) are not implemented yet.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sparkcat.api.converter import Converter, HeaderConverter
+from sparkcat.api.errors import ConfigError, ConnectError
+from sparkcat.api.records import (
+    Header,
+    Headers,
+    SinkRecord,
+    SourceRecord,
+    TimestampType,
+)
+from sparkcat.runtime.transformation_chain import TransformationChain
+
+__all__ = [
+    "DEFAULT_HEADER_CONVERTER",
+    "Pipeline",
+    "converter_settings",
+    "pipeline_for",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+# Kafka's Stage names (runtime/errors/Stage.java), used in error messages and logs.
+_STAGES = (
+    "TRANSFORMATION",
+    "HEADER_CONVERTER",
+    "KEY_CONVERTER",
+    "VALUE_CONVERTER",
+    "KAFKA_PRODUCE",
+)
+_TRANSFORM, _HEADER, _KEY, _VALUE, _PRODUCE = range(5)
+
+# confluent-kafka's timestamp type codes (0 not available, 1 create, 2 log append).
+_TIMESTAMP_TYPES = (
+    TimestampType.NO_TIMESTAMP_TYPE,
+    TimestampType.CREATE_TIME,
+    TimestampType.LOG_APPEND_TIME,
+)
+_EMPTY_HEADERS = Headers.EMPTY
+
+Chain = Callable[[Any], Any]
+Resolve = Callable[[str, str], Any]
+
+
+def converter_settings(
+    connector_config: Mapping[str, str], worker_config: Mapping[str, str], kind: str
+) -> tuple[str, dict[str, str]]:
+    """The class name and configs of the ``kind`` converter (``key``/``value``/``header``).
+
+    Kafka's rule: if the connector config sets ``<kind>.converter``, its
+    ``<kind>.converter.*`` props configure it; otherwise the worker's converter and props.
+    ``converter.type`` is set to ``kind``.
+    """
+    name = f"{kind}.converter"
+    source = connector_config if name in connector_config else worker_config
+    class_name = source.get(name)
+    if not class_name:
+        if kind != "header":
+            raise ConfigError(
+                f'Missing required configuration "{name}" which has no default value.'
+            )
+        class_name = DEFAULT_HEADER_CONVERTER
+        source = worker_config
+    prefix = name + "."
+    props = {k[len(prefix) :]: v for k, v in source.items() if k.startswith(prefix)}
+    props["converter.type"] = kind
+    return class_name, props
+
+
+@dataclass(frozen=True, slots=True)
+class _ErrorPolicy:
+    tolerate_all: bool
+    log_errors: bool
+    log_messages: bool
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, str]) -> _ErrorPolicy:
+        tolerance = config.get("errors.tolerance", "none").strip().lower()
+        return cls(
+            tolerate_all=tolerance == "all",
+            log_errors=config.get("errors.log.enable", "false").strip().lower() == "true",
+            log_messages=config.get("errors.log.include.messages", "false").strip().lower()
+            == "true",
+        )
+
+
+class Pipeline:
+    """Converters and transformation chain of one connector generation (thread-safe use:
+    converters and transformations are expected to be stateless per record, as in Kafka)."""
+
+    def __init__(
+        self,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        chain: Chain | None,
+        closeables: Iterable[Any] = (),
+        errors: Mapping[str, str] | None = None,
+    ) -> None:
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.chain = chain
+        self._closeables = list(closeables)
+        self._errors = _ErrorPolicy.from_config(errors or {})
+        self.skipped = 0
+
+    # ----------------------------------------------------------------- source side
+    def produce_records(
+        self,
+        records: list[SourceRecord],
+        producer: Any,
+        on_delivery: Callable[[Any, Any], None] | None,
+        ensure_topic: Callable[[str], None],
+        known_topics: set[str],
+        record_callback: Callable[[SourceRecord], Callable[[Any, Any], None]] | None = None,
+    ) -> int:
+        """Transform, convert and hand ``records`` to ``producer``; the number produced.
+
+        ``ensure_topic`` is called for a topic not in ``known_topics`` before its first
+        record (it must add the topic to the set). ``on_delivery`` is passed to every
+        ``produce`` call, unless ``record_callback`` is given: then each record's own
+        callback, ``record_callback(polled_record)``, which is also called with
+        ``(None, None)`` for a record the transformations dropped. A full producer queue is
+        served by polling, then retried.
+        """
+        chain = self.chain
+        kconv = self.key_converter.from_connect_data
+        vconv = self.value_converter.from_connect_data
+        produce = producer.produce
+        empty = _EMPTY_HEADERS
+        produced = 0
+        stage = _TRANSFORM
+        for polled in records:
+            record = polled
+            try:
+                if record_callback is not None:
+                    on_delivery = record_callback(polled)
+                if chain is not None:
+                    stage = _TRANSFORM
+                    record = chain(polled)
+                    if record is None:
+                        if on_delivery is not None and record_callback is not None:
+                            on_delivery(None, None)
+                        continue
+                topic = record.topic
+                if topic not in known_topics:
+                    ensure_topic(topic)
+                headers = record.headers
+                if headers is empty or not headers:
+                    kafka_headers = None
+                else:
+                    stage = _HEADER
+                    kafka_headers = self._headers_out(topic, headers)
+                stage = _KEY
+                key = kconv(topic, record.key_schema, record.key)
+                stage = _VALUE
+                value = vconv(topic, record.value_schema, record.value)
+                stage = _PRODUCE
+                partition = record.kafka_partition
+                if partition is None:
+                    partition = -1
+                # Positional arguments: confluent-kafka parses keywords far slower. The
+                # sixth is on_delivery (an alias of the fifth, callback); 0 = "now".
+                timestamp = record.timestamp or 0
+                try:
+                    if kafka_headers is None:
+                        produce(topic, value, key, partition, on_delivery, None, timestamp)
+                    else:
+                        produce(
+                            topic, value, key, partition, on_delivery, None, timestamp,
+                            kafka_headers,
+                        )  # fmt: skip
+                except BufferError:
+                    _produce_when_room(
+                        producer, topic, value, key, partition, on_delivery, timestamp,
+                        kafka_headers,
+                    )  # fmt: skip
+                produced += 1
+            except Exception as exc:
+                self._record_failed(stage, record, exc)
+        return produced
+
+    def _headers_out(self, topic: str, headers: Headers) -> list[tuple[str, bytes | None]]:
+        convert = self.header_converter.from_connect_header
+        return [(h.key, convert(topic, h.key, h.schema, h.value)) for h in headers]
+
+    # ------------------------------------------------------------------- sink side
+    def to_sink_records(
+        self, messages: list[Any], offsets: dict[tuple[str, int], int]
+    ) -> list[SinkRecord]:
+        """Convert consumed ``messages`` into transformed :class:`SinkRecord`\\ s.
+
+        ``offsets`` receives, per consumed topic-partition, the offset after the last
+        message (also for messages a transformation dropped or tolerance skipped).
+        Raises :class:`ConnectError` for a consumer error in the batch.
+        """
+        kconv = self.key_converter.to_connect_data
+        vconv = self.value_converter.to_connect_data
+        chain = self.chain
+        ts_types = _TIMESTAMP_TYPES
+        out: list[SinkRecord] = []
+        append = out.append
+        stage = _KEY
+        for msg in messages:
+            if msg.error() is not None:
+                _consumer_error(msg)
+                continue
+            topic = msg.topic()
+            partition = msg.partition()
+            offset = msg.offset()
+            offsets[(topic, partition)] = offset + 1
+            try:
+                stage = _KEY
+                key_schema, key = kconv(topic, msg.key())
+                stage = _VALUE
+                value_schema, value = vconv(topic, msg.value())
+                raw_headers = msg.headers()
+                if raw_headers is None:
+                    headers = None
+                else:
+                    stage = _HEADER
+                    headers = self._headers_in(topic, raw_headers)
+                ts_type, timestamp = msg.timestamp()
+                record = SinkRecord(
+                    topic, partition, key_schema, key, value_schema, value, offset,
+                    timestamp if ts_type else None, ts_types[ts_type], headers,
+                )  # fmt: skip
+                if chain is not None:
+                    stage = _TRANSFORM
+                    record = chain(record)
+                    if record is None:
+                        continue
+                append(record)
+            except Exception as exc:
+                self._record_failed(stage, msg, exc)
+        return out
+
+    def _headers_in(self, topic: str, raw: list[tuple[str, bytes | None]]) -> Headers:
+        convert = self.header_converter.to_connect_header
+        items = []
+        for key, data in raw:
+            schema, value = convert(topic, key, data)
+            items.append(Header(key, schema, value))
+        return Headers(items)
+
+    # ---------------------------------------------------------------------- errors
+    def _record_failed(self, stage: int, record: Any, exc: Exception) -> None:
+        """Kafka's RetryWithToleranceOperator, basics: skip under ``errors.tolerance=all``,
+        else fail the task. Producer errors are never tolerated."""
+        name = _STAGES[stage]
+        if stage == _PRODUCE:
+            if isinstance(exc, ConnectError):
+                raise exc
+            raise ConnectError(f"Unrecoverable exception trying to send: {exc}") from exc
+        policy = self._errors
+        if policy.log_errors:
+            shown = f" record {record!r}" if policy.log_messages else ""
+            log.error("Error encountered in task at stage %s:%s: %s", name, shown, exc)
+        if not policy.tolerate_all:
+            raise ConnectError(
+                f"Tolerance exceeded in error handler (stage {name}, {type(exc).__name__}: {exc})"
+            ) from exc
+        self.skipped += 1
+
+    def close(self) -> None:
+        """Close the converters and transformations (when the generation is replaced)."""
+        for closeable in self._closeables:
+            try:
+                closeable.close()
+            except Exception:
+                log.warning("Error closing %r", closeable, exc_info=True)
+
+
+def _produce_when_room(
+    producer: Any,
+    topic: str,
+    value: Any,
+    key: Any,
+    partition: int,
+    on_delivery: Callable[[Any, Any], None] | None,
+    timestamp: int,
+    headers: list[tuple[str, bytes | None]] | None,
+) -> None:
+    """``produce`` once the queue has room, serving delivery callbacks meanwhile."""
+    while True:
+        producer.poll(0.05)
+        try:
+            producer.produce(topic, value, key, partition, on_delivery, None, timestamp, headers)
+            return
+        except BufferError:
+            continue
+
+
+def _consumer_error(msg: Any) -> None:
+    err = msg.error()
+    # Reaching a partition's end is information, not a failure.
+    if err.code() == -191:  # KafkaError._PARTITION_EOF
+        return
+    if err.retriable():
+        log.warning("Retriable consumer error: %s", err)
+        return
+    raise ConnectError(f"Error consuming from Kafka: {err}")
+
+
+# ------------------------------------------------------------------ building & cache
+def build_pipeline(
+    connector_config: Mapping[str, str], worker_config: Mapping[str, str], resolve: Resolve
+) -> Pipeline:
+    """Instantiate and configure the converters and the chain of one connector config."""
+    converters: list[Any] = []
+    for kind in ("key", "value"):
+        class_name, props = converter_settings(connector_config, worker_config, kind)
+        converter = resolve(class_name, "converter")()
+        converter.configure(props, kind == "key")
+        converters.append(converter)
+    class_name, props = converter_settings(connector_config, worker_config, "header")
+    header_converter = resolve(class_name, "header_converter")()
+    header_converter.configure(props)
+    chain, chain_parts = build_chain(connector_config, resolve)
+    return Pipeline(
+        converters[0],
+        converters[1],
+        header_converter,
+        chain,
+        closeables=[*converters, header_converter, *chain_parts],
+        errors=connector_config,
+    )
+
+
+_cache_lock = threading.Lock()
+_cache: dict[str, tuple[int, Pipeline]] = {}
+
+
+def pipeline_for(
+    connector: str,
+    generation: int,
+    connector_config: Mapping[str, str],
+    worker_config: Mapping[str, str],
+    resolve: Resolve,
+) -> Pipeline:
+    """The process's pipeline of ``connector`` at ``generation``, built on first use; a new
+    generation replaces (and closes) the previous one."""
+    with _cache_lock:
+        cached = _cache.get(connector)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+    pipeline = build_pipeline(connector_config, worker_config, resolve)
+    with _cache_lock:
+        previous = _cache.get(connector)
+        if previous is not None and previous[0] == generation:
+            pipeline.close()  # another thread won the race
+            return previous[1]
+        _cache[connector] = (generation, pipeline)
+    if previous is not None:
+        previous[1].close()
+    return pipeline
+
+
+def build_chain(
+    connector_config: Mapping[str, str], resolve: Resolve
+) -> tuple[Chain | None, list[Any]]:
+    """The ``transforms`` chain as one callable (``None`` when there are none; the bare
+    ``apply`` of a single unconditional transformation) and what to close later."""
+    chain = TransformationChain.from_config(connector_config, resolve)
+    stages = chain.stages
+    if not stages:
+        return None, []
+    if len(stages) == 1 and stages[0].predicate is None:
+        return stages[0].transformation.apply, [chain]
+    return chain.apply, [chain]

@@ -1,0 +1,347 @@
+"""The source lease: one ``SourceTask`` instance polls, its records go to Kafka.
+
+Kafka's ``WorkerSourceTask`` for one lease: create the task, ``initialize``, ``start``;
+``poll()`` until the lease's time or record budget is spent or its control file says stop;
+each batch goes through the pipeline (transformations, then header, key, value conversion)
+to the producer. At the end the producer is flushed and, when every record was acked, the
+source offsets of the last record per source partition are reported for the driver to
+commit; then ``commit()``, ``stop()`` and ``stopped()`` (exactly once, even after a failure).
+
+Delivery reports: unless the task overrides ``commit_record``, the producer reports only
+failures (``delivery.report.only.error``), so a successful record costs no Python callback.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+from sparkcat.api.errors import ConnectError, RetriableError
+from sparkcat.api.source import RecordMetadata, SourceTask
+from sparkcat.kafka import clients
+from sparkcat.runtime import client_cache
+from sparkcat.runtime.lease import (
+    ControlWatch,
+    LeaseResult,
+    LeaseSpec,
+    load_task_class,
+    resolver_for,
+)
+from sparkcat.runtime.pipeline import pipeline_for
+from sparkcat.runtime.task_context import (
+    LeaseOffsetStorageReader,
+    WorkerSourceTaskContext,
+    partition_key,
+)
+
+__all__ = ["run_source_lease"]
+
+log = logging.getLogger(__name__)
+
+_IDLE_BACKOFF_MIN_S = 0.01
+_IDLE_BACKOFF_MAX_S = 0.1
+_DEFAULT_FLUSH_TIMEOUT_MS = 5000
+_ADMIN_TIMEOUT_S = 30.0
+
+
+def run_source_lease(spec: LeaseSpec) -> LeaseResult:
+    """Run ``spec``'s source task for one lease (see the module docs). Task failures are
+    returned as :attr:`LeaseResult.trace`; framework failures before the task exists raise."""
+    started = time.monotonic()
+    resolve = resolver_for(spec.worker_config)
+    task_class: type[SourceTask] = load_task_class(
+        spec.task_config["task.class"], SourceTask, resolve
+    )
+    pipeline = pipeline_for(
+        spec.connector, spec.generation, spec.connector_config, spec.worker_config, resolve
+    )
+    wants_commit_record = task_class.commit_record is not SourceTask.commit_record
+    config = clients.producer_config(
+        spec.worker_config,
+        spec.connector_config,
+        clients.producer_client_id(spec.connector, spec.task),
+    )
+    if not wants_commit_record:
+        config["delivery.report.only.error"] = True  # type: ignore[assignment]
+    producer = client_cache.get_producer(config)
+    run = _SourceRun(spec, task_class, pipeline, producer, wants_commit_record)
+    return run.execute(started)
+
+
+class _SourceRun:
+    """The state of one source lease."""
+
+    def __init__(
+        self,
+        spec: LeaseSpec,
+        task_class: type[SourceTask],
+        pipeline: Any,
+        producer: Any,
+        wants_commit_record: bool,
+    ) -> None:
+        self.spec = spec
+        self.task_class = task_class
+        self.pipeline = pipeline
+        self.producer = producer
+        self.wants_commit_record = wants_commit_record
+        self.task: SourceTask | None = None
+        self.polled = 0
+        self.produced = 0
+        self.acked = 0
+        self.offsets: dict[bytes, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
+        self.delivery_errors: list[Any] = []
+        self.topics = _TopicCreator(spec)
+
+    # ----------------------------------------------------------------------- lifecycle
+    def execute(self, started: float) -> LeaseResult:
+        trace: str | None = None
+        offsets: tuple[tuple[dict[str, Any], dict[str, Any] | None], ...] = ()
+        try:
+            try:
+                self._start_and_poll(started)
+            finally:
+                offsets = self._deliver()
+            if self.task is not None:
+                self.task.commit()
+        except Exception:
+            trace = traceback.format_exc()
+        finally:
+            trace = self._finish(trace)
+        return LeaseResult(
+            self.spec.connector,
+            self.spec.task,
+            self.spec.generation,
+            self.acked,
+            self.polled,
+            offsets,
+            (),
+            trace,
+            int((time.monotonic() - started) * 1000),
+        )
+
+    def _start_and_poll(self, started: float) -> None:
+        spec = self.spec
+        task = self.task_class()
+        self.task = task
+        reader = LeaseOffsetStorageReader(spec.source_offsets)
+        task.initialize(WorkerSourceTaskContext(dict(spec.task_config), reader))
+        task.start(dict(spec.task_config))
+        self._poll_loop(task, started + spec.max_ms / 1000.0)
+
+    def _poll_loop(self, task: SourceTask, deadline: float) -> None:
+        control = ControlWatch(self.spec.control_path)
+        max_records = self.spec.max_records
+        producer = self.producer
+        produce_records = self.pipeline.produce_records
+        known = self.topics.known
+        ensure_topic = self.topics.ensure
+        on_delivery = None if self.wants_commit_record else self._on_delivery_error
+        record_callback = self._record_callback if self.wants_commit_record else None
+        track = self._track_offsets
+        monotonic = time.monotonic
+        backoff = _IDLE_BACKOFF_MIN_S
+        while True:
+            now = monotonic()
+            if now >= deadline or self.polled >= max_records or control.stop_requested(now):
+                return
+            try:
+                batch = task.poll()
+            except RetriableError as exc:
+                log.info("Retriable exception from poll of %s: %s", self._name(), exc)
+                continue
+            if not batch:
+                producer.poll(0)
+                time.sleep(min(backoff, max(0.0, deadline - now)))
+                backoff = min(backoff * 2, _IDLE_BACKOFF_MAX_S)
+                continue
+            backoff = _IDLE_BACKOFF_MIN_S
+            self.polled += len(batch)
+            track(batch)
+            self.produced += produce_records(
+                batch, producer, on_delivery, ensure_topic, known, record_callback
+            )
+            producer.poll(0)
+            if self.delivery_errors:
+                return
+
+    def _deliver(self) -> tuple[tuple[dict[str, Any], dict[str, Any] | None], ...]:
+        """Flush the producer; the offsets to commit if every record was acked."""
+        timeout_ms = int(
+            self.spec.worker_config.get("offset.flush.timeout.ms", _DEFAULT_FLUSH_TIMEOUT_MS)
+        )
+        remaining = self.producer.flush(max(timeout_ms, 0) / 1000.0)
+        # The producer is shared only by leases of this task, so what remains is ours.
+        self.acked = max(0, self.produced - remaining)
+        if self.delivery_errors:
+            self.acked = 0
+            error = self.delivery_errors[0]
+            raise ConnectError(
+                f"Unrecoverable exception from producer send callback: {error}"
+            ) from KafkaException(error)
+        if remaining:
+            log.warning(
+                "%s: %d records not acked within offset.flush.timeout.ms=%d; "
+                "their offsets are not committed in this lease",
+                self._name(),
+                remaining,
+                timeout_ms,
+            )
+            return ()
+        return tuple(
+            (dict(partition), None if offset is None else dict(offset))
+            for partition, offset in self.offsets.values()
+        )
+
+    def _finish(self, trace: str | None) -> str | None:
+        task = self.task
+        if task is None:
+            return trace
+        for step in (task.stop, task.stopped):
+            try:
+                step()
+            except Exception:
+                log.warning("%s: %s failed", self._name(), step.__name__, exc_info=True)
+        return trace
+
+    # ----------------------------------------------------------------------- per batch
+    def _track_offsets(self, batch: list[Any]) -> None:
+        """Remember, per source partition, the offset of the batch's last record."""
+        offsets = self.offsets
+        last_partition: Any = None
+        last_offset: Any = None
+        for record in batch:
+            partition = record.source_partition
+            if partition is None:
+                continue
+            if partition is not last_partition and partition != last_partition:
+                if last_partition is not None:
+                    offsets[partition_key(last_partition)] = (last_partition, last_offset)
+                last_partition = partition
+            last_offset = record.source_offset
+        if last_partition is not None:
+            offsets[partition_key(last_partition)] = (last_partition, last_offset)
+
+    def _on_delivery_error(self, err: Any, msg: Any) -> None:
+        if err is not None:
+            self.delivery_errors.append(err)
+
+    def _record_callback(self, record: Any) -> Callable[[Any, Any], None]:
+        task = self.task
+        assert task is not None
+
+        def delivered(err: Any, msg: Any) -> None:
+            if err is not None:
+                self.delivery_errors.append(err)
+                return
+            metadata = None
+            if msg is not None:
+                ts = msg.timestamp()[1]
+                metadata = RecordMetadata(msg.topic(), msg.partition(), msg.offset(), ts)
+            task.commit_record(record, metadata)
+
+        return delivered
+
+    def _name(self) -> str:
+        return f"{self.spec.connector}-{self.spec.task}"
+
+
+# --------------------------------------------------------------------- topic creation
+_known_lock = threading.Lock()
+_known_topics: dict[str, set[str]] = {}
+
+
+class _TopicCreator:
+    """Creates topics before their first record: tansu (and a broker with
+    ``auto.create.topics.enable``) would otherwise create them with its own defaults.
+
+    Settings come from the connector's ``topic.creation.*`` keys (Kafka's KIP-158 groups
+    with ``include``/``exclude`` regex lists, then ``default``); without them, 1 partition
+    and the broker's default replication factor. Known topics are cached per process.
+    """
+
+    def __init__(self, spec: LeaseSpec) -> None:
+        self.spec = spec
+        servers = spec.worker_config.get("bootstrap.servers", "localhost:9092")
+        with _known_lock:
+            self.known = _known_topics.setdefault(servers, set())
+
+    def ensure(self, topic: Any) -> None:
+        if not isinstance(topic, str) or not topic:
+            raise ConnectError(
+                f"Source record has no valid topic ({topic!r}): a source task (or a "
+                "transformation) must set the topic of every record"
+            )
+        admin = self._admin()
+        existing = admin.list_topics(timeout=_ADMIN_TIMEOUT_S).topics
+        if topic not in existing:
+            self._create(admin, topic)
+        self.known.add(topic)
+
+    def _admin(self) -> AdminClient:
+        spec = self.spec
+        config = clients.admin_config(
+            spec.worker_config,
+            spec.connector_config,
+            clients.admin_client_id(spec.connector, spec.task),
+        )
+        return client_cache.get_admin(config)
+
+    def _create(self, admin: AdminClient, topic: str) -> None:
+        partitions, replication, configs = _creation_settings(self.spec.connector_config, topic)
+        for rf in (replication, 1) if replication == -1 else (replication,):
+            future = admin.create_topics(
+                [NewTopic(topic, partitions, rf, config=configs)],
+                request_timeout=_ADMIN_TIMEOUT_S,
+            )[topic]
+            try:
+                future.result()
+                log.info("Created topic %s (%d partitions, replication %d)", topic, partitions, rf)
+                return
+            except KafkaException as exc:
+                code = exc.args[0].code()
+                if code == KafkaError.TOPIC_ALREADY_EXISTS:
+                    return
+                if code != KafkaError.INVALID_REPLICATION_FACTOR or rf == 1:
+                    raise ConnectError(f"Failed to create topic {topic}: {exc}") from exc
+
+
+def _creation_settings(config: Mapping[str, str], topic: str) -> tuple[int, int, dict[str, str]]:
+    groups = [g.strip() for g in config.get("topic.creation.groups", "").split(",") if g.strip()]
+    chosen = "default"
+    for group in groups:
+        prefix = f"topic.creation.{group}."
+        include = _patterns(config.get(prefix + "include", ""))
+        exclude = _patterns(config.get(prefix + "exclude", ""))
+        if any(p.fullmatch(topic) for p in include) and not any(
+            p.fullmatch(topic) for p in exclude
+        ):
+            chosen = group
+            break
+
+    def setting(name: str) -> str | None:
+        value = config.get(f"topic.creation.{chosen}.{name}")
+        return value if value is not None else config.get(f"topic.creation.default.{name}")
+
+    partitions = int(setting("partitions") or 1)
+    replication = int(setting("replication.factor") or -1)
+    reserved = {"partitions", "replication.factor", "include", "exclude"}
+    topic_configs: dict[str, str] = {}
+    for group in ("default", chosen):
+        prefix = f"topic.creation.{group}."
+        for key, value in config.items():
+            name = key[len(prefix) :]
+            if key.startswith(prefix) and name not in reserved:
+                topic_configs[name] = value
+    return (partitions if partitions > 0 else 1), replication, topic_configs
+
+
+def _patterns(text: str) -> list[re.Pattern[str]]:
+    return [re.compile(p.strip()) for p in text.split(",") if p.strip()]
