@@ -1,0 +1,493 @@
+"""The standalone herder: connector lifecycle and target states (Kafka's ``StandaloneHerder``).
+
+Split by concern: this module owns lifecycle (create/update/delete, pause/resume/stop, task
+generation, queries); :mod:`herder_validation` the config validation pipeline;
+:mod:`herder_restart` restarts (KIP-745); :mod:`herder_offsets` offsets (KIP-875/995) and the
+connector contexts' offset reader.
+
+Every public method is synchronous: it returns a value or raises ``NotFoundError``,
+``AlreadyExistsError``, ``BadRequestError`` or ``ConnectError``. One re-entrant lock
+serialises them. The herder is also the engine's :class:`EngineListener`; listener callbacks
+come from engine threads and take only a small state lock (never the herder lock, which is
+held while the herder waits for the engine), so they cannot deadlock with a stop.
+
+The ``Connector`` instance runs here, on the driver: ``initialize`` → ``start`` →
+``task_configs(tasks.max)``; pausing calls ``stop()`` (as Kafka does) and resuming ``start()``
+again; STOPPED means the instance is stopped and there are no task configs. Task statuses are
+set to RUNNING (PAUSED) when a plan is handed to the engine; the engine then reports each
+lease's outcome (RUNNING, or FAILED with the task's trace).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from sparkcat.api.connector import Connector
+from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
+from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
+from sparkcat.runtime.engine_api import ConnectorPlan, Engine
+from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.herder_offsets import HerderOffsetsMixin, make_context
+from sparkcat.runtime.herder_restart import HerderRestartMixin
+from sparkcat.runtime.herder_validation import (
+    check_connector_name,
+    ensure_valid,
+    validate_connector_config,
+)
+from sparkcat.runtime.plugins import PluginRegistry
+from sparkcat.runtime.rest.entities import (
+    ConfigInfos,
+    ConnectorInfo,
+    ConnectorState,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    TaskInfo,
+    TaskState,
+)
+from sparkcat.runtime.status import ConnectorStatus, State, StatusStore, TaskStatus
+from sparkcat.runtime.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+
+class TargetState(Enum):
+    """What the user asked for (Kafka's ``TargetState``)."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
+def parse_initial_state(value: str | None) -> TargetState:
+    """KIP-980 ``initial_state`` (case-insensitive RUNNING|PAUSED|STOPPED; absent = RUNNING).
+
+    An invalid value is a 400 here (Kafka answers 500 from its JSON mapper).
+    """
+    if value is None:
+        return TargetState.STARTED
+    names = {"RUNNING": TargetState.STARTED, "PAUSED": TargetState.PAUSED,
+             "STOPPED": TargetState.STOPPED}  # fmt: skip
+    state = names.get(str(value).strip().upper())
+    if state is None:
+        raise BadRequestError(
+            f"Invalid initial state {value}: must be one of RUNNING, PAUSED, STOPPED"
+        )
+    return state
+
+
+@dataclass(slots=True)
+class ManagedConnector:
+    """The herder's record of one connector (guarded by the herder lock)."""
+
+    name: str
+    config: dict[str, str]
+    kind: str
+    cls: type[Connector]
+    target: TargetState
+    instance: Connector | None = None
+    context: Any = None
+    started: bool = False
+    task_configs: list[dict[str, str]] = field(default_factory=list)
+    generation: int = -1
+    applied_config: dict[str, str] | None = None
+    planned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Live:
+    """What listener callbacks need to know, readable without the herder lock."""
+
+    target: TargetState
+    tasks: int
+    generation: int
+
+
+class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
+    """Runs connectors in one worker process; the data plane is ``engine``."""
+
+    def __init__(
+        self,
+        worker_config: WorkerConfig,
+        engine: Engine,
+        offset_store: Any,
+        registry: PluginRegistry,
+        worker_id: str,
+        status_store: StatusStore | None = None,
+    ) -> None:
+        self.worker_config = worker_config
+        self.engine = engine
+        self.offset_store = offset_store
+        self.registry = registry
+        self.worker_id = worker_id
+        self.status = status_store or StatusStore()
+        self._lock = threading.RLock()
+        self._connectors: dict[str, ManagedConnector] = {}
+        self._state_lock = threading.Lock()
+        self._live: dict[str, _Live] = {}
+        self._records: dict[str, int] = {}
+        self._dead_queries: set[str] = set()  # connectors whose query the engine lost
+
+    # -- queries ----------------------------------------------------------------------------
+    def connectors(self) -> list[str]:
+        with self._lock:
+            return sorted(self._connectors)
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        with self._lock:
+            return self._info(self._get(name))
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        with self._lock:
+            return dict(self._get(name).config)
+
+    def task_configs(self, name: str) -> list[TaskInfo]:
+        with self._lock:
+            managed = self._get(name)
+            return [
+                TaskInfo(ConnectorTaskId(name, i), dict(c))
+                for i, c in enumerate(managed.task_configs)
+            ]
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        status = self.status.get(name)
+        if status is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        with self._lock:
+            managed = self._connectors.get(name)
+        kind = managed.kind if managed is not None else "unknown"
+        tasks = [
+            TaskState(t.task, t.state.value, t.worker_id, t.trace)
+            for t in self.status.get_all(name)
+        ]
+        connector = ConnectorState(status.state.value, status.worker_id, status.trace)
+        return ConnectorStateInfo(name, connector, tasks, kind)
+
+    def task_status(self, name: str, task: int) -> TaskState:
+        status = self.status.get_task(name, task)
+        if status is None:
+            raise NotFoundError(f"No status found for task {name}-{task}")
+        return TaskState(status.task, status.state.value, status.worker_id, status.trace)
+
+    def records_copied(self) -> dict[str, int]:
+        """Records copied per connector since this worker started (for progress output)."""
+        with self._state_lock:
+            return dict(self._records)
+
+    def validate_config(self, config: Mapping[str, str | None]) -> ConfigInfos:
+        """The validation result of a connector config (``.../config/validate``)."""
+        return validate_connector_config(config, self.registry, self.worker_config).infos
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def create_connector(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        initial_state: str | None = None,
+        initial_offsets: Any = None,
+    ) -> ConnectorInfo:
+        """Validate, store and start a new connector (POST /connectors)."""
+        name = name.strip()
+        props = check_connector_name(name, dict(config))
+        target = parse_initial_state(initial_state)
+        with self._lock:
+            validation = validate_connector_config(props, self.registry, self.worker_config)
+            ensure_valid(validation)
+            if name in self._connectors:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            if initial_offsets is not None:
+                self.write_initial_offsets(name, validation, props, initial_offsets)
+            managed = ManagedConnector(name, props, validation.kind, validation.connector_class,
+                                       target)  # fmt: skip
+            self._connectors[name] = managed
+            self._start(managed)
+            return self._info(managed)
+
+    def update_connector_config(
+        self, name: str, config: Mapping[str, str]
+    ) -> tuple[bool, ConnectorInfo]:
+        """Create or replace a connector's config (PUT .../config); ``(created, info)``."""
+        props = check_connector_name(name, dict(config))
+        with self._lock:
+            validation = validate_connector_config(props, self.registry, self.worker_config)
+            ensure_valid(validation)
+            old = self._connectors.get(name)
+            target = TargetState.STARTED if old is None else old.target
+            if old is not None:
+                self._stop_instance(old)
+                if old.context is not None:
+                    old.context.close()
+            managed = ManagedConnector(name, props, validation.kind, validation.connector_class,
+                                       target)  # fmt: skip
+            if old is not None:
+                managed.generation, managed.planned = old.generation, old.planned
+                managed.task_configs = old.task_configs
+            self._connectors[name] = managed
+            self._start(managed)
+            return old is None, self._info(managed)
+
+    def delete_connector(self, name: str) -> None:
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                raise NotFoundError(f"Connector {name} not found")
+            if managed.context is not None:
+                managed.context.close()
+            self._stop_instance(managed)
+            if managed.planned:
+                self.engine.stop_connector(name)
+            del self._connectors[name]
+            with self._state_lock:
+                self._live.pop(name, None)
+                self._records.pop(name, None)
+            self.status.remove(name)
+
+    def pause_connector(self, name: str) -> None:
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                raise NotFoundError(f"Unknown connector {name}")
+            if managed.target is TargetState.PAUSED:
+                return
+            managed.target = TargetState.PAUSED
+            self._stop_instance(managed)
+            self._set_live(managed)
+            self._put_connector(name, State.PAUSED)
+            if managed.planned:
+                self.engine.pause_connector(name)
+                self._set_tasks(managed, State.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                raise NotFoundError(f"Unknown connector {name}")
+            if managed.target is TargetState.STARTED:
+                return
+            was_paused_plan = managed.target is TargetState.PAUSED and managed.planned
+            managed.target = TargetState.STARTED
+            self._set_live(managed)
+            if not self._start_instance(managed):
+                return
+            generation = managed.generation
+            self.reconfigure_tasks(managed, force=not was_paused_plan)
+            if was_paused_plan and managed.generation == generation:
+                self.engine.resume_connector(name)
+                self._set_tasks(managed, State.RUNNING)
+
+    def stop_connector(self, name: str) -> None:
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                # Kafka's standalone herder fails here with an IllegalArgumentException (500).
+                raise ConnectError(f"No connector `{name}` configured")
+            managed.target = TargetState.STOPPED
+            self._stop_instance(managed)
+            if managed.planned:
+                self.engine.stop_connector(name)
+                managed.planned = False
+            managed.task_configs = []
+            self._set_live(managed)
+            self.status.remove_tasks(name)
+            self._put_connector(name, State.STOPPED)
+
+    def request_task_reconfiguration(self, name: str) -> None:
+        """Regenerate the connector's task configs; a change is pushed to the engine as a
+        new plan with the next generation."""
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                log.error("Task that requested reconfiguration does not exist: %s", name)
+                return
+            self.reconfigure_tasks(managed)
+
+    # -- internals (herder lock held) -------------------------------------------------------
+    def _get(self, name: str) -> ManagedConnector:
+        managed = self._connectors.get(name)
+        if managed is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return managed
+
+    def _info(self, managed: ManagedConnector) -> ConnectorInfo:
+        tasks = [ConnectorTaskId(managed.name, i) for i in range(len(managed.task_configs))]
+        return ConnectorInfo(managed.name, dict(managed.config), tasks, managed.kind)
+
+    def _start(self, managed: ManagedConnector) -> None:
+        """Bring a new connector record to its target state."""
+        self._set_live(managed)
+        if managed.target is TargetState.STOPPED:
+            managed.task_configs = []
+            self.status.remove_tasks(managed.name)
+            self._put_connector(managed.name, State.STOPPED)
+            return
+        if managed.target is TargetState.PAUSED:
+            # Kafka initialises a connector created PAUSED but neither starts it nor its tasks.
+            self._ensure_instance(managed)
+            self._put_connector(managed.name, State.PAUSED)
+            return
+        if self._start_instance(managed):
+            self.reconfigure_tasks(managed, force=True)
+
+    def _ensure_instance(self, managed: ManagedConnector) -> Connector:
+        if managed.instance is None:
+            instance = managed.cls()
+            managed.context = make_context(self, managed)
+            instance.initialize(managed.context)
+            managed.instance = instance
+        return managed.instance
+
+    def _start_instance(self, managed: ManagedConnector) -> bool:
+        """``start(config)`` on the connector instance; FAILED with trace if it raises."""
+        try:
+            instance = self._ensure_instance(managed)
+            instance.start(dict(managed.config))
+        except Exception as exc:
+            self.fail_connector(managed, exc)
+            return False
+        managed.started = True
+        self._put_connector(managed.name, State.RUNNING)
+        return True
+
+    def _stop_instance(self, managed: ManagedConnector) -> None:
+        if managed.instance is not None and managed.started:
+            managed.started = False
+            try:
+                managed.instance.stop()
+            except Exception:
+                log.exception("Connector %s raised from stop()", managed.name)
+
+    def fail_connector(self, managed: ManagedConnector, exc: BaseException) -> None:
+        trace = "".join(traceback.format_exception(exc))
+        log.error("Connector %s failed: %s", managed.name, exc)
+        self._put_connector(managed.name, State.FAILED, trace)
+
+    def reconfigure_tasks(self, managed: ManagedConnector, force: bool = False) -> None:
+        """Ask the running connector for task configs; push a plan if they changed."""
+        if managed.target is not TargetState.STARTED or not managed.started:
+            return
+        assert managed.instance is not None
+        try:
+            configs = self._generate_task_configs(managed, managed.instance)
+        except Exception as exc:
+            self.fail_connector(managed, exc)
+            return
+        unchanged = configs == managed.task_configs and managed.config == managed.applied_config
+        if unchanged and managed.planned and not force:
+            return
+        managed.task_configs = configs
+        managed.generation += 1
+        managed.applied_config = dict(managed.config)
+        self.push_plan(managed)
+
+    def _generate_task_configs(
+        self, managed: ManagedConnector, instance: Connector
+    ) -> list[dict[str, str]]:
+        max_tasks = int(managed.config.get("tasks.max", "1").strip())
+        raw = instance.task_configs(max_tasks)
+        enforce = managed.config.get("tasks.max.enforce", "true").strip().lower() != "false"
+        if enforce and len(raw) > max_tasks:
+            raise ConnectError(
+                f"The connector {managed.name} has generated {len(raw)} tasks, which is greater "
+                f"than {max_tasks}, the maximum number of tasks it is configured to create. This "
+                "behaviour should be considered a bug and is disallowed. If necessary, it can be "
+                "permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; "
+                "however, this option will be removed in a future release of Kafka Connect."
+            )
+        task_class = self.registry.class_name(instance.task_class())
+        configs = []
+        for task_config in raw:
+            full = {str(k): str(v) for k, v in task_config.items()}
+            full["task.class"] = task_class
+            if managed.kind == "sink":
+                for key in (TOPICS_CONFIG, TOPICS_REGEX_CONFIG):
+                    if key in managed.config:
+                        full[key] = managed.config[key]
+            configs.append(full)
+        return configs
+
+    def push_plan(self, managed: ManagedConnector) -> None:
+        """Hand the connector's current task configs to the engine (or stop its query when
+        there are none)."""
+        paused = managed.target is TargetState.PAUSED
+        self._set_live(managed)
+        self.status.remove_tasks(managed.name, keep_below=len(managed.task_configs))
+        if not managed.task_configs:
+            if managed.planned:
+                self.engine.stop_connector(managed.name)
+                managed.planned = False
+            return
+        plan = ConnectorPlan(
+            managed.name, managed.kind, dict(managed.config),
+            [dict(c) for c in managed.task_configs], max(managed.generation, 0), paused,
+        )  # fmt: skip
+        self._set_tasks(managed, State.PAUSED if paused else State.RUNNING)
+        try:
+            self.engine.start_connector(plan, self)
+        except Exception as exc:
+            self.fail_connector(managed, exc)
+            return
+        managed.planned = True
+
+    def _set_live(self, managed: ManagedConnector) -> None:
+        live = _Live(managed.target, len(managed.task_configs), max(managed.generation, 0))
+        with self._state_lock:
+            self._live[managed.name] = live
+
+    def _put_connector(self, name: str, state: State, trace: str | None = None) -> None:
+        self.status.put(ConnectorStatus(name, state, self.worker_id, 0, trace))
+
+    def _set_tasks(self, managed: ManagedConnector, state: State) -> None:
+        generation = max(managed.generation, 0)
+        for task in range(len(managed.task_configs)):
+            self.status.put_task(TaskStatus(managed.name, task, state, self.worker_id, generation))
+
+    # -- EngineListener (engine threads; state lock only) -----------------------------------
+    def _live_task(self, connector: str, task: int) -> _Live | None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        return live if live is not None and 0 <= task < live.tasks else None
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.STARTED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
+            )
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.PAUSED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.PAUSED, self.worker_id, live.generation)
+            )
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        live = self._live_task(connector, task)
+        if live is not None:
+            log.error("Task %s-%d failed:\n%s", connector, task, trace)
+            self.status.put_task(
+                TaskStatus(connector, task, State.FAILED, self.worker_id, live.generation, trace)
+            )
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        if live is None or live.target is TargetState.STOPPED:
+            return
+        with self._state_lock:
+            self._dead_queries.add(connector)
+        for task in range(live.tasks):
+            self.on_task_failed(connector, task, trace)
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self._state_lock:
+            if connector in self._live:
+                self._records[connector] = self._records.get(connector, 0) + count
+
+
+__all__ = ["ManagedConnector", "StandaloneHerder", "TargetState", "parse_initial_state"]
