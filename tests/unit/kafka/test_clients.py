@@ -189,4 +189,4 @@ def test_configs_are_strings_and_accepted_by_librdkafka() -> None:
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in config.items())
     Producer(producer).flush(0)
     Consumer(consumer).close()
-    AdminClient(admin)
+    AdminClient(dict(admin))

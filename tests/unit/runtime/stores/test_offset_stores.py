@@ -141,7 +141,11 @@ def test_closed_store_refuses_use(store: OffsetStore) -> None:
 
 def test_concurrent_writers_lose_nothing(store: OffsetStore) -> None:
     def writer(n: int) -> Callable[[], None]:
-        return lambda: [store.put_batch("c", [({"t": n, "i": i}, {"o": i})]) for i in range(50)]
+        def write() -> None:
+            for i in range(50):
+                store.put_batch("c", [({"t": n, "i": i}, {"o": i})])
+
+        return write
 
     threads = [threading.Thread(target=writer(n)) for n in range(4)]
     for thread in threads:
