@@ -1,0 +1,52 @@
+"""ByteArrayConverter (``org.apache.kafka.connect.converters.ByteArrayConverter``): bytes pass
+through unchanged; also a HeaderConverter."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sparkcat.api.config import ConfigDef
+from sparkcat.api.converter import Converter, HeaderConverter
+from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, Schema, SchemaAndValue, Type
+from sparkcat.api.errors import DataError
+from sparkcat.api.records import Headers
+from sparkcat.converters._config import new_converter_config_def
+
+CONFIG_DEF = new_converter_config_def()
+
+
+class ByteArrayConverter(Converter, HeaderConverter):
+    """Raw bytes: schema must be absent or BYTES; reads as an optional BYTES value."""
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        """Nothing to configure (as in Kafka)."""
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        if schema is not None and schema.type is not Type.BYTES:
+            raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type}")
+        if value is None:
+            return None
+        if not isinstance(value, bytes | bytearray | memoryview):
+            raise DataError(
+                f"ByteArrayConverter is not compatible with objects of type {type(value)}"
+            )
+        return bytes(value)
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, None if data is None else bytes(data))
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, value)

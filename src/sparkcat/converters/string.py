@@ -1,0 +1,78 @@
+"""StringConverter (``org.apache.kafka.connect.storage.StringConverter``).
+
+Writes ``str(value)`` in ``converter.encoding`` (default UTF-8), ignoring the schema; reads
+any bytes as an optional STRING. Also a HeaderConverter.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Mapping
+from typing import Any
+
+from sparkcat.api.config import ConfigDef, ConfigType, Importance, Width
+from sparkcat.api.converter import Converter, HeaderConverter
+from sparkcat.api.data import OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue
+from sparkcat.api.errors import ConfigError, DataError
+from sparkcat.api.records import Headers
+from sparkcat.converters._config import new_converter_config_def, with_converter_type
+
+ENCODING_CONFIG = "converter.encoding"
+ENCODING_DEFAULT = "UTF-8"
+
+CONFIG_DEF = new_converter_config_def().define(
+    ENCODING_CONFIG,
+    ConfigType.STRING,
+    ENCODING_DEFAULT,
+    importance=Importance.HIGH,
+    documentation="The name of the Java character set to use for encoding strings as byte arrays.",
+    width=Width.MEDIUM,
+    display_name="Encoding",
+)
+
+
+class StringConverter(Converter, HeaderConverter):
+    """Strings in a configurable character set."""
+
+    def __init__(self) -> None:
+        self._encoding = "utf-8"
+
+    def config(self) -> ConfigDef:
+        return CONFIG_DEF
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        """Converter: ``configure(configs, is_key)``; HeaderConverter: ``configure(configs)``."""
+        parsed = CONFIG_DEF.parse(with_converter_type(configs, is_key))
+        encoding = parsed[ENCODING_CONFIG]
+        try:
+            self._encoding = codecs.lookup(encoding).name
+        except LookupError as e:
+            raise ConfigError(ENCODING_CONFIG, encoding, f"Unsupported encoding {encoding}") from e
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        if value is None:
+            return None
+        try:
+            return str(value).encode(self._encoding)
+        except UnicodeEncodeError as e:
+            raise DataError(f"Failed to serialize to a string (topic '{topic}'): {e}") from e
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        if data is None:
+            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+        try:
+            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, bytes(data).decode(self._encoding))
+        except UnicodeDecodeError as e:
+            raise DataError(f"Failed to deserialize string (topic '{topic}'): {e}") from e
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, value)
