@@ -14,6 +14,7 @@ failures (``delivery.report.only.error``), so a successful record costs no Pytho
 from __future__ import annotations
 
 import logging
+import operator
 import re
 import threading
 import time
@@ -50,6 +51,8 @@ _IDLE_BACKOFF_MIN_S = 0.01
 _IDLE_BACKOFF_MAX_S = 0.1
 _DEFAULT_FLUSH_TIMEOUT_MS = 5000
 _ADMIN_TIMEOUT_S = 30.0
+# The slot behind SourceRecord.source_partition, read in C for a whole batch.
+_SOURCE_PARTITION = operator.attrgetter("_source_partition")
 
 
 def run_source_lease(spec: LeaseSpec) -> LeaseResult:
@@ -214,20 +217,23 @@ class _SourceRun:
     # ----------------------------------------------------------------------- per batch
     def _track_offsets(self, batch: list[Any]) -> None:
         """Remember, per source partition, the offset of the batch's last record."""
-        offsets = self.offsets
-        last_partition: Any = None
-        last_offset: Any = None
-        for record in batch:
-            partition = record.source_partition
+        partitions = list(map(_SOURCE_PARTITION, batch))
+        first = partitions[0]
+        # Common case: one partition object for the whole batch (list.count compares by
+        # identity first, in C).
+        if first is not None and partitions.count(first) == len(partitions):
+            self.offsets[partition_key(first)] = (first, batch[-1].source_offset)
+            return
+        last: dict[bytes, tuple[Any, Any]] = {}
+        previous: Any = None
+        key = b""
+        for partition, record in zip(partitions, batch, strict=True):
             if partition is None:
                 continue
-            if partition is not last_partition and partition != last_partition:
-                if last_partition is not None:
-                    offsets[partition_key(last_partition)] = (last_partition, last_offset)
-                last_partition = partition
-            last_offset = record.source_offset
-        if last_partition is not None:
-            offsets[partition_key(last_partition)] = (last_partition, last_offset)
+            if partition is not previous:
+                key, previous = partition_key(partition), partition
+            last[key] = (partition, record.source_offset)
+        self.offsets.update(last)
 
     def _on_delivery_error(self, err: Any, msg: Any) -> None:
         if err is not None:
