@@ -132,6 +132,8 @@ class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
         self._live: dict[str, _Live] = {}
         self._records: dict[str, int] = {}
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
+        self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
+        self.commit = "unknown"
 
     # -- queries ----------------------------------------------------------------------------
     def connectors(self) -> list[str]:
@@ -173,6 +175,22 @@ class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
         if status is None:
             raise NotFoundError(f"No status found for task {name}-{task}")
         return TaskState(status.task, status.state.value, status.worker_id, status.trace)
+
+    def expanded_connectors(self, expand: list[str]) -> dict[str, dict[str, Any]]:
+        """``GET /connectors?expand=status&expand=info``: name → requested expansions; a
+        connector without a status is left out when ``status`` is asked for."""
+        result: dict[str, dict[str, Any]] = {}
+        for name in self.connectors():
+            entry: dict[str, Any] = {}
+            try:
+                if "status" in expand:
+                    entry["status"] = self.connector_status(name).to_json()
+                if "info" in expand:
+                    entry["info"] = self.connector_info(name).to_json()
+            except NotFoundError:
+                continue
+            result[name] = entry
+        return result
 
     def records_copied(self) -> dict[str, int]:
         """Records copied per connector since this worker started (for progress output)."""

@@ -1,0 +1,86 @@
+"""The REST application: :func:`create_app` and the one error mapper.
+
+Every error leaves as Kafka's body ``{"error_code": <status>, "message": "..."}``:
+``ConnectRestError`` (e.g. ``BadRequestError``) → its status, ``NotFoundError`` → 404,
+``AlreadyExistsError`` → 409, an unknown path or method → 404/405 with Jersey's text
+(``HTTP 404 Not Found``), anything else → 500 with the exception's message.
+
+One deliberate difference from Kafka: a malformed or ill-typed JSON body is a 400 here
+(Kafka's Jackson errors surface as 500).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from sparkcat.api.errors import AlreadyExistsError, NotFoundError
+from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.rest.routes import router
+
+log = logging.getLogger(__name__)
+
+
+def error_response(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error_code": status, "message": message}, status_code=status)
+
+
+def status_of(exc: BaseException) -> int:
+    """The HTTP status an exception maps to."""
+    if isinstance(exc, ConnectRestError):
+        return exc.status
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, AlreadyExistsError):
+        return 409
+    return 500
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "Malformed request"
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    text = str(first.get("msg", "invalid value"))
+    return f"Malformed request: {where}: {text}" if where else f"Malformed request: {text}"
+
+
+def create_app(herder: Any) -> FastAPI:
+    """The Connect REST API over ``herder`` (a ``StandaloneHerder``)."""
+    app = FastAPI(title="sparkcat", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.herder = herder
+    app.include_router(router)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        phrase = HTTPStatus(exc.status_code).phrase
+        return error_response(exc.status_code, f"HTTP {exc.status_code} {phrase}")
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(400, _validation_message(exc))
+
+    @app.middleware("http")
+    async def map_errors(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        try:
+            return await call_next(request)
+        except Exception as exc:
+            status = status_of(exc)
+            if status >= 500:
+                log.error("Uncaught exception in REST call to %s", request.url.path, exc_info=exc)
+            return error_response(status, str(exc))
+
+    return app
+
+
+__all__ = ["create_app", "error_response", "status_of"]
