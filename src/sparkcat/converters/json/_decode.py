@@ -98,11 +98,12 @@ class DecoderFactory:
     def __init__(self, replace_null_with_default: bool) -> None:
         self.replace_null = replace_null_with_default
 
-    def value_decoder(self, schema: Schema | None) -> Decoder:
-        """A decoder for any JSON value of ``schema`` (``None``: schemaless), null included."""
+    def value_decoder(self, schema: Schema | None, decode: Decoder | None = None) -> Decoder:
+        """A decoder for any JSON value of ``schema`` (``None``: schemaless), null included;
+        ``decode``, if given, is the already built :meth:`type_decoder` of ``schema``."""
         if schema is None:
             return _identity
-        decode = self.type_decoder(schema)
+        decode = decode or self.type_decoder(schema)
         on_null = self.null_handler(schema)
 
         def decode_value(value: Any) -> Any:

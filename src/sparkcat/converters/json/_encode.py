@@ -63,11 +63,12 @@ class EncoderFactory:
         self.replace_null = replace_null_with_default
 
     # -- whole values, with null handling --------------------------------------------------
-    def value_encoder(self, schema: Schema | None) -> Encoder:
-        """An encoder for any value of ``schema`` (``None``: schemaless), null included."""
+    def value_encoder(self, schema: Schema | None, encode: Encoder | None = None) -> Encoder:
+        """An encoder for any value of ``schema`` (``None``: schemaless), null included;
+        ``encode``, if given, is the already built :meth:`type_encoder` of ``schema``."""
         if schema is None:
             return encode_schemaless
-        encode = self._type_encoder(schema)
+        encode = encode or self.type_encoder(schema)
         on_null = self._null_handler(schema)
 
         def encode_value(value: Any) -> Any:
@@ -77,7 +78,7 @@ class EncoderFactory:
 
     def _null_handler(self, schema: Schema) -> Callable[[], Any]:
         if schema.default_value is not None and self.replace_null:
-            encoded = self._type_encoder(schema)(schema.default_value)
+            encoded = self.type_encoder(schema)(schema.default_value)
             return lambda: encoded
         if schema.optional:
             return lambda: None
@@ -89,10 +90,11 @@ class EncoderFactory:
 
     def default_to_json(self, schema: Schema, value: Any) -> Any:
         """The JSON form of a schema's default value (for the envelope's ``default``)."""
-        return self._type_encoder(schema)(value)
+        return self.type_encoder(schema)(value)
 
     # -- non-null values -------------------------------------------------------------------
-    def _type_encoder(self, schema: Schema) -> Encoder:
+    def type_encoder(self, schema: Schema) -> Encoder:
+        """An encoder for non-null values of ``schema``."""
         logical = self._logical_encoder(schema)
         if logical is not None:
             return logical

@@ -56,7 +56,6 @@ def struct_encoder(factory: EncoderFactory, schema: Schema) -> Encoder:
     for i, field in enumerate(schema.fields):
         fs = field.schema
         ns[f"K{i}"] = field.name
-        body.append(f"    x{i} = v[{i}]")
         if fs.default_value is not None and factory.replace_null:
             ns[f"C{i}"] = factory.default_to_json(fs, fs.default_value)
             body.append(f"    if x{i} is None: x{i} = C{i}")
@@ -80,7 +79,10 @@ def struct_encoder(factory: EncoderFactory, schema: Schema) -> Encoder:
             "def encode_struct(s):",
             "    if s.__class__ is not Struct and not isinstance(s, Struct): MISMATCH(s)",
             "    if s._schema is not S and s._schema != S: MISMATCH(s)",
-            "    v = s._values",
+            # Unpacking the slot list is one bytecode; "x0, = ..." keeps the 1-field case valid.
+            "    " + "".join(f"x{i}, " for i in range(len(schema.fields))) + "= s._values"
+            if schema.fields
+            else "    pass",
             *body,
             "    return {" + ", ".join(items) + "}",
         ]
@@ -116,15 +118,22 @@ def struct_decoder(factory: DecoderFactory, schema: Schema) -> Any:
     for i, field in enumerate(schema.fields):
         fs = field.schema
         ns[f"K{i}"] = field.name
-        ns[f"N{i}"] = factory.null_handler(fs)
         ns[f"D{i}"] = factory.type_decoder(fs)
         body.append(f"    x{i} = g(K{i})")
-        body.append(f"    if x{i} is None: x{i} = N{i}()")
         check = _fast_check(i, fs)
-        if check is None:
-            body.append(f"    else: x{i} = D{i}(x{i})")
+        convert = f"x{i} = D{i}(x{i})"
+        if fs.default_value is not None and factory.replace_null:
+            ns[f"C{i}"] = fs.default_value
+            body.append(f"    if x{i} is None: x{i} = C{i}")
+            guard = "    else: " if check is None else f"    elif not ({check}): "
+        elif not fs.optional:
+            ns[f"N{i}"] = factory.null_handler(fs)
+            body.append(f"    if x{i} is None: x{i} = N{i}()")
+            guard = "    else: " if check is None else f"    elif not ({check}): "
         else:
-            body.append(f"    elif not ({check}): x{i} = D{i}(x{i})")
+            guard = f"    if x{i} is not None" + ("" if check is None else f" and not ({check})")
+            guard += ": "
+        body.append(guard + convert)
     values = ", ".join(f"x{i}" for i in range(len(schema.fields)))
     source = "\n".join(
         [

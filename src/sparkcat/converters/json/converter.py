@@ -10,7 +10,6 @@ with one schema skips parsing the envelope's schema entirely.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,10 +38,11 @@ ENVELOPE_ERROR = (
 )
 _NULL_ENVELOPE_PREFIX = b'{"schema":null,"payload":'
 _DECIMAL_NAME = b"org.apache.kafka.connect.data.Decimal"
-# Numbers orjson writes unlike Java's Double.toString: exponents, >= 1e7, < 1e-3. A match may
-# also come from inside a string; that only costs a slower exact re-encode.
-_EIGHT_DIGITS_POINT = re.compile(rb"\.(?<=\d{8}\.)")
 _DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def _nothing(value: Any) -> Any:  # pragma: no cover - placeholder, never called
+    raise AssertionError
 
 
 def _orjson_default(value: Any) -> Any:
@@ -80,12 +80,21 @@ class JsonConverter(Converter, HeaderConverter):
         self._encoders = EncoderFactory(numeric, config.replace_null_with_default)
         self._decoders = DecoderFactory(config.replace_null_with_default)
         size = config.schema_cache_size
-        self._from_connect_cache: LRUCache[Schema, tuple[bytes, Encoder]] = LRUCache(size)
-        self._to_connect_cache: LRUCache[bytes, tuple[Schema, Decoder, bool]] = LRUCache(size)
-        self._last_schema: Schema | None = None
-        self._last_encoding: tuple[bytes, Encoder] | None = None
+        self._from_connect_cache: LRUCache[Schema, tuple[Schema, bytes, Encoder, Encoder]] = (
+            LRUCache(size)
+        )
+        self._to_connect_cache: LRUCache[bytes, tuple[Schema, Decoder, Decoder, bool]] = LRUCache(
+            size
+        )
+        # Never a real schema: "last encoding" starts out as a miss.
+        self._last_encoding: tuple[Any, bytes, Encoder, Encoder] = (
+            object(),
+            b"",
+            _nothing,
+            _nothing,
+        )
         self._last_prefix: bytes | None = None
-        self._last_decoding: tuple[Schema, Decoder] | None = None
+        self._last_decoding: tuple[Schema, Decoder, Decoder] | None = None
 
     def close(self) -> None:
         """Nothing to release."""
@@ -96,33 +105,34 @@ class JsonConverter(Converter, HeaderConverter):
     ) -> bytes | None:
         """Serialize ``value``; ``None`` (a tombstone) when both schema and value are None."""
         try:
-            return self._from_connect_data(schema, value)
+            if schema is None:
+                if value is None:
+                    return None
+                payload = _dumps_schemaless(value)
+                if self._schemas_enabled:
+                    return _NULL_ENVELOPE_PREFIX + payload + b"}"
+                return payload
+            last = self._last_encoding
+            if last[0] is not schema:
+                last = self._encoding_for(schema)
+            # last = (schema, envelope prefix, encoder of non-null values, encoder of any value)
+            payload = orjson.dumps(last[2](value) if value is not None else last[3](value))
+            return last[1] + payload + b"}" if self._schemas_enabled else payload
         except DataError as e:
             raise DataError(f"{e} (topic '{topic}')") from e
         except TypeError as e:  # orjson met a value no encoder vetted
             raise DataError(f"Cannot convert a value of topic '{topic}' to JSON: {e}") from e
 
-    def _from_connect_data(self, schema: Schema | None, value: Any) -> bytes | None:
-        if schema is None:
-            if value is None:
-                return None
-            payload = _dumps_schemaless(value)
-            return _NULL_ENVELOPE_PREFIX + payload + b"}" if self._schemas_enabled else payload
-        if schema is self._last_schema and self._last_encoding is not None:
-            prefix, encode = self._last_encoding
-        else:
-            prefix, encode = self._encoding_for(schema)
-        payload = orjson.dumps(encode(value))
-        return prefix + payload + b"}" if self._schemas_enabled else payload
-
-    def _encoding_for(self, schema: Schema) -> tuple[bytes, Encoder]:
+    def _encoding_for(self, schema: Schema) -> tuple[Schema, bytes, Encoder, Encoder]:
         entry = self._from_connect_cache.get(schema)
         if entry is None:
             json_schema = self.as_json_schema(schema)
             prefix = b'{"schema":' + orjson.dumps(json_schema) + b',"payload":'
-            entry = (prefix, self._encoders.value_encoder(schema))
+            encoders = self._encoders
+            encode = encoders.type_encoder(schema)
+            entry = (schema, prefix, encode, encoders.value_encoder(schema, encode))
             self._from_connect_cache.put(schema, entry)
-        self._last_schema, self._last_encoding = schema, entry
+        self._last_encoding = entry
         return entry
 
     def as_json_schema(self, schema: Schema | None) -> dict[str, Any] | None:
@@ -142,14 +152,15 @@ class JsonConverter(Converter, HeaderConverter):
             if not self._schemas_enabled:
                 return SchemaAndValue(None, loads(data) if data else None)
             prefix = self._last_prefix
-            if prefix is not None and data.startswith(prefix) and data.endswith(b"}"):
-                schema, decode = self._last_decoding  # type: ignore[misc]
+            if prefix is not None and data.startswith(prefix) and data[-1] == 0x7D:  # "}"
+                schema, decode, decode_any = self._last_decoding  # type: ignore[misc]
                 try:
                     payload = orjson.loads(data[len(prefix) : -1])
                 except orjson.JSONDecodeError:
                     pass  # not just a payload after all (e.g. extra fields): parse it all
                 else:
-                    return SchemaAndValue(schema, decode(payload))
+                    value = decode(payload) if payload is not None else decode_any(payload)
+                    return _new_sv(SchemaAndValue, (schema, value))
             return self._decode_envelope(data)
         except DataError as e:
             raise DataError(f"{e} (topic '{topic}')") from e
@@ -174,15 +185,22 @@ class JsonConverter(Converter, HeaderConverter):
         if entry is None:
             schema = self.as_connect_schema(json_schema)
             assert schema is not None
-            entry = (schema, self._decoders.value_decoder(schema), contains_decimal(schema))
+            decoders = self._decoders
+            decode = decoders.type_decoder(schema)
+            entry = (
+                schema,
+                decode,
+                decoders.value_decoder(schema, decode),
+                contains_decimal(schema),
+            )
             self._to_connect_cache.put(key, entry)
-        schema, decode, needs_exact = entry
+        schema, decode, decode_any, needs_exact = entry
         if needs_exact and not exact:
             envelope = loads_exact(data)
         elif not needs_exact and not exact:
             self._last_prefix = b'{"schema":' + key + b',"payload":'
-            self._last_decoding = (schema, decode)
-        return SchemaAndValue(schema, decode(envelope["payload"]))
+            self._last_decoding = (schema, decode, decode_any)
+        return SchemaAndValue(schema, decode_any(envelope["payload"]))
 
     def as_connect_schema(self, json_schema: Any) -> Schema | None:
         """The Connect schema of an envelope schema object (``None`` for JSON null)."""
@@ -208,27 +226,34 @@ def _dumps_schemaless(value: Any) -> bytes:
         payload = orjson.dumps(value, default=_orjson_default, option=_DUMPS_OPTIONS)
     except TypeError:
         return orjson.dumps(encode_schemaless(value))
-    if (
-        (b"e" in payload and (b"e-" in payload or b"e+" in payload))
-        or b"0.000" in payload
-        or _EIGHT_DIGITS_POINT.search(payload) is not None
-        or (b"null" in payload and _has_non_finite(value))
-    ):
+    if _has_java_only_float(value):
         return orjson.dumps(encode_schemaless(value))
     return payload
 
 
-def _has_non_finite(value: Any) -> bool:
-    """Whether a NaN or infinity hides in ``value`` (orjson writes them as ``null``)."""
-    if value.__class__ is float:
-        return value != value or value in (_INF, -_INF)
-    if isinstance(value, dict):
-        return any(_has_non_finite(v) for v in value.values()) or any(
-            _has_non_finite(k) for k in value
-        )
-    if isinstance(value, list | tuple):
-        return any(_has_non_finite(v) for v in value)
+def _has_java_only_float(value: Any) -> bool:
+    """Whether ``value`` holds a float that Java prints unlike orjson (``1.0E7``, ``NaN``...).
+
+    Only reached after orjson succeeded, so every map key is a string and needs no check.
+    """
+    cls = value.__class__
+    if cls is float:
+        return not (1e-3 <= value < 1e7 or -1e7 < value <= -1e-3 or value == 0.0)
+    if cls is dict:
+        items = value.values()
+    elif cls is list or cls is tuple:
+        items = value
+    else:
+        return False
+    for item in items:
+        kind = item.__class__
+        if kind is float:
+            if not (1e-3 <= item < 1e7 or -1e7 < item <= -1e-3 or item == 0.0):
+                return True
+        elif (kind is dict or kind is list or kind is tuple) and _has_java_only_float(item):
+            return True
     return False
 
 
-_INF = float("inf")
+# SchemaAndValue is a NamedTuple: tuple.__new__ skips its Python-level constructor.
+_new_sv = tuple.__new__
