@@ -28,7 +28,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -272,7 +272,7 @@ class _Worker:
 
     def _shutdown(self) -> None:
         log.info("sparkcat is shutting down")
-        steps = [
+        steps: list[tuple[str, Callable[[], object]]] = [
             ("REST server", lambda: self.rest and self.rest.stop()),
             ("engine", lambda: self.engine and self.engine.close()),
             ("offset store", lambda: self.offsets and (self.offsets.flush(), self.offsets.close())),
@@ -309,7 +309,8 @@ def _cluster_id(config: WorkerConfig) -> str | None:
 
         from sparkcat.kafka.clients import admin_config
 
-        admin = AdminClient(admin_config(config.strings()))
+        conf: dict[str, str | int | float | bool] = {**admin_config(config.strings())}
+        admin = AdminClient(conf)
         return str(admin.describe_cluster(request_timeout=5).result(timeout=5).cluster_id)
     except Exception:
         log.warning("Could not read the Kafka cluster id", exc_info=True)

@@ -31,7 +31,7 @@ from typing import Any
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
-from sparkcat.runtime.engine_api import ConnectorPlan, Engine
+from sparkcat.runtime.engine_api import ConnectorKind, ConnectorPlan, Engine
 from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.herder_offsets import HerderOffsetsMixin, make_context
 from sparkcat.runtime.herder_restart import HerderRestartMixin
@@ -87,7 +87,7 @@ class ManagedConnector:
 
     name: str
     config: dict[str, str]
-    kind: str
+    kind: ConnectorKind
     cls: type[Connector]
     target: TargetState
     instance: Connector | None = None

@@ -24,8 +24,11 @@ from sparkcat.api.source import OffsetStorageReader, SourceConnectorContext
 from sparkcat.runtime.errors import BadRequestError
 
 if TYPE_CHECKING:
+    import threading
+
     from sparkcat.runtime.herder import ManagedConnector, StandaloneHerder
     from sparkcat.runtime.herder_validation import Validation
+    from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,13 @@ def sink_group(name: str, config: Mapping[str, str]) -> str:
 class HerderOffsetsMixin:
     """Offset operations of :class:`~sparkcat.runtime.herder.StandaloneHerder`."""
 
-    def connector_offsets(self: StandaloneHerder, name: str) -> dict[str, Any]:
+    # Provided by StandaloneHerder.
+    _lock: threading.RLock
+    _connectors: dict[str, ManagedConnector]
+    offset_store: Any
+    worker_config: WorkerConfig
+
+    def connector_offsets(self, name: str) -> dict[str, Any]:
         """``{"offsets": [{"partition": ..., "offset": ...}, ...]}`` (any target state)."""
         with self._lock:
             managed = self._connectors.get(name)
@@ -61,7 +70,7 @@ class HerderOffsetsMixin:
             ]
         }
 
-    def admin_client(self: StandaloneHerder, config: Mapping[str, str]) -> Any:
+    def admin_client(self, config: Mapping[str, str]) -> Any:
         """A context manager yielding a confluent-kafka ``AdminClient`` for ``config``."""
         import contextlib
 
@@ -71,12 +80,15 @@ class HerderOffsetsMixin:
 
         @contextlib.contextmanager
         def client() -> Any:
-            yield AdminClient(admin_config(self.worker_config.strings(), config))
+            conf: dict[str, str | int | float | bool] = {
+                **admin_config(self.worker_config.strings(), config)
+            }
+            yield AdminClient(conf)
 
         return client()
 
     def write_initial_offsets(
-        self: StandaloneHerder,
+        self,
         name: str,
         validation: Validation,
         config: dict[str, str],
@@ -99,9 +111,7 @@ class HerderOffsetsMixin:
         with self.admin_client(config) as admin:
             alter_group_offsets(admin, sink_group(name, config), committed)
 
-    def _alter(
-        self: StandaloneHerder, name: str, connector: Any, config: dict[str, str], offsets: Any
-    ) -> None:
+    def _alter(self, name: str, connector: Any, config: dict[str, str], offsets: Any) -> None:
         try:
             connector.alter_offsets(config, offsets)
         except NotImplementedError as exc:

@@ -16,7 +16,11 @@ from sparkcat.runtime.rest.entities import ConnectorState, ConnectorStateInfo, T
 from sparkcat.runtime.status import ConnectorStatus, State, TaskStatus
 
 if TYPE_CHECKING:
-    from sparkcat.runtime.herder import ManagedConnector, StandaloneHerder
+    import threading
+
+    from sparkcat.runtime.engine_api import Engine
+    from sparkcat.runtime.herder import ManagedConnector
+    from sparkcat.runtime.status import StatusStore
 
 _RESTARTING = State.RESTARTING.value
 
@@ -24,8 +28,24 @@ _RESTARTING = State.RESTARTING.value
 class HerderRestartMixin:
     """Restart operations of :class:`~sparkcat.runtime.herder.StandaloneHerder`."""
 
+    # Provided by StandaloneHerder.
+    _lock: threading.RLock
+    _state_lock: threading.Lock
+    _connectors: dict[str, ManagedConnector]
+    _dead_queries: set[str]
+    status: StatusStore
+    engine: Engine
+    worker_id: str
+
+    if TYPE_CHECKING:
+
+        def _stop_instance(self, managed: ManagedConnector) -> None: ...
+        def _start_instance(self, managed: ManagedConnector) -> bool: ...
+        def _put_connector(self, name: str, state: State, trace: str | None = None) -> None: ...
+        def reconfigure_tasks(self, managed: ManagedConnector, force: bool = False) -> None: ...
+
     def restart_connector(
-        self: StandaloneHerder, name: str, include_tasks: bool = False, only_failed: bool = False
+        self, name: str, include_tasks: bool = False, only_failed: bool = False
     ) -> ConnectorStateInfo | None:
         """Restart per KIP-745; ``None`` for the legacy form (both flags false)."""
         from sparkcat.runtime.herder import TargetState
@@ -82,7 +102,7 @@ class HerderRestartMixin:
                     self._restart_one_task(managed, task)
             return plan
 
-    def restart_task(self: StandaloneHerder, name: str, task: int) -> None:
+    def restart_task(self, name: str, task: int) -> None:
         """Run one task again with its current config (POST .../tasks/{task}/restart)."""
         with self._lock:
             managed = self._connectors.get(name)
@@ -92,7 +112,7 @@ class HerderRestartMixin:
                 raise NotFoundError(f"Task {name}-{task} not found")
             self._restart_one_task(managed, task)
 
-    def _restart_one_task(self: StandaloneHerder, managed: ManagedConnector, task: int) -> None:
+    def _restart_one_task(self, managed: ManagedConnector, task: int) -> None:
         try:
             self.engine.restart_task(managed.name, task)
         except Exception as exc:
@@ -104,7 +124,7 @@ class HerderRestartMixin:
             TaskStatus(managed.name, task, state, self.worker_id, managed.generation)
         )
 
-    def _restart_instance(self: StandaloneHerder, managed: ManagedConnector) -> None:
+    def _restart_instance(self, managed: ManagedConnector) -> None:
         """Stop and start the connector instance; in the STARTED state regenerate its tasks
         (a new plan is pushed if they changed or the engine lost the connector's query)."""
         from sparkcat.runtime.herder import TargetState

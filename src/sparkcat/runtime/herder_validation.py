@@ -47,6 +47,7 @@ from sparkcat.runtime.connector_config import (
     uses_topic_creation,
     validate_sink_rules,
 )
+from sparkcat.runtime.engine_api import ConnectorKind
 from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.plugins import PluginRegistry
 from sparkcat.runtime.rest.entities import ConfigInfos
@@ -68,10 +69,10 @@ class Validation:
 
     infos: ConfigInfos
     connector_class: type[Connector]
-    kind: str  # "source" | "sink"
+    kind: ConnectorKind
 
 
-def connector_kind(cls: type) -> str:
+def connector_kind(cls: type) -> ConnectorKind:
     """``source`` or ``sink``; ``ConnectError`` for any other class."""
     if issubclass(cls, SourceConnector):
         return "source"
