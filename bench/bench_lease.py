@@ -47,7 +47,9 @@ def write_lines(path: Path, n: int) -> None:
     pad = "x" * 84
     with path.open("w") as out:
         for start in range(0, n, 100_000):
-            out.write("".join(f"line-{i:09d} {pad}\n" for i in range(start, min(n, start + 100_000))))
+            out.write(
+                "".join(f"line-{i:09d} {pad}\n" for i in range(start, min(n, start + 100_000)))
+            )
 
 
 def create_topic(servers: str, topic: str) -> None:
@@ -122,14 +124,22 @@ def lease_spec(servers: str, kind: str, converter: str, task: dict[str, str], n:
 
 
 def lease_source(servers: str, path: Path, topic: str, converter: str, n: int) -> int:
-    task = {"task.class": "org.apache.kafka.connect.file.FileStreamSourceTask", "file": str(path), "topic": topic}
+    task = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "file": str(path),
+        "topic": topic,
+    }
     result = run_lease(lease_spec(servers, "source", converter, task, n))
     assert result.trace is None, result.trace
     return result.records
 
 
 def lease_sink(servers: str, topic: str, out_path: Path, converter: str, n: int) -> int:
-    task = {"task.class": "org.apache.kafka.connect.file.FileStreamSinkTask", "file": str(out_path), "topics": topic}
+    task = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSinkTask",
+        "file": str(out_path),
+        "topics": topic,
+    }
     result = run_lease(lease_spec(servers, "sink", converter, task, n, ((topic, 0, None),)))
     assert result.trace is None, result.trace
     return result.records
@@ -197,9 +207,7 @@ def main() -> None:
 
 
 def row(label: str, n: int, hand_s: float, lease_s: float) -> str:
-    return (
-        f"| {label} | {n / hand_s:,.0f} | {n / lease_s:,.0f} | {hand_s / lease_s:.2f} |"
-    )
+    return f"| {label} | {n / hand_s:,.0f} | {n / lease_s:,.0f} | {hand_s / lease_s:.2f} |"
 
 
 def profile(fn, *args) -> None:  # type: ignore[no-untyped-def]
