@@ -2,8 +2,8 @@
 
 Split by concern: this module owns lifecycle (create/update/delete, pause/resume/stop, task
 generation, queries); :mod:`herder_validation` the config validation pipeline;
-:mod:`herder_restart` restarts (KIP-745); :mod:`herder_offsets` offsets (KIP-875/995) and the
-connector contexts' offset reader.
+:mod:`herder_restart` restarts (KIP-745); :mod:`herder_listener` the engine's callbacks;
+:mod:`herder_offsets` offsets (KIP-875/995) and the connector contexts.
 
 Every public method is synchronous: it returns a value or raises ``NotFoundError``,
 ``AlreadyExistsError``, ``BadRequestError`` or ``ConnectError``. One re-entrant lock
@@ -25,7 +25,6 @@ import threading
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from sparkcat.api.connector import Connector
@@ -33,6 +32,7 @@ from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from sparkcat.runtime.engine_api import ConnectorKind, ConnectorPlan, Engine
 from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.herder_listener import HerderListenerMixin, Live, TargetState
 from sparkcat.runtime.herder_offsets import HerderOffsetsMixin, make_context
 from sparkcat.runtime.herder_restart import HerderRestartMixin
 from sparkcat.runtime.herder_validation import (
@@ -54,14 +54,6 @@ from sparkcat.runtime.status import ConnectorStatus, State, StatusStore, TaskSta
 from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
-
-
-class TargetState(Enum):
-    """What the user asked for (Kafka's ``TargetState``)."""
-
-    STARTED = "STARTED"
-    PAUSED = "PAUSED"
-    STOPPED = "STOPPED"
 
 
 def parse_initial_state(value: str | None) -> TargetState:
@@ -99,16 +91,7 @@ class ManagedConnector:
     planned: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Live:
-    """What listener callbacks need to know, readable without the herder lock."""
-
-    target: TargetState
-    tasks: int
-    generation: int
-
-
-class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
+class StandaloneHerder(HerderListenerMixin, HerderRestartMixin, HerderOffsetsMixin):
     """Runs connectors in one worker process; the data plane is ``engine``."""
 
     def __init__(
@@ -129,7 +112,7 @@ class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
         self._lock = threading.RLock()
         self._connectors: dict[str, ManagedConnector] = {}
         self._state_lock = threading.Lock()
-        self._live: dict[str, _Live] = {}
+        self._live: dict[str, Live] = {}
         self._records: dict[str, int] = {}
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
@@ -452,7 +435,7 @@ class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
         managed.planned = True
 
     def _set_live(self, managed: ManagedConnector) -> None:
-        live = _Live(managed.target, len(managed.task_configs), max(managed.generation, 0))
+        live = Live(managed.target, len(managed.task_configs), max(managed.generation, 0))
         with self._state_lock:
             self._live[managed.name] = live
 
@@ -463,49 +446,6 @@ class StandaloneHerder(HerderRestartMixin, HerderOffsetsMixin):
         generation = max(managed.generation, 0)
         for task in range(len(managed.task_configs)):
             self.status.put_task(TaskStatus(managed.name, task, state, self.worker_id, generation))
-
-    # -- EngineListener (engine threads; state lock only) -----------------------------------
-    def _live_task(self, connector: str, task: int) -> _Live | None:
-        with self._state_lock:
-            live = self._live.get(connector)
-        return live if live is not None and 0 <= task < live.tasks else None
-
-    def on_task_running(self, connector: str, task: int) -> None:
-        live = self._live_task(connector, task)
-        if live is not None and live.target is TargetState.STARTED:
-            self.status.put_task(
-                TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
-            )
-
-    def on_task_paused(self, connector: str, task: int) -> None:
-        live = self._live_task(connector, task)
-        if live is not None and live.target is TargetState.PAUSED:
-            self.status.put_task(
-                TaskStatus(connector, task, State.PAUSED, self.worker_id, live.generation)
-            )
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        live = self._live_task(connector, task)
-        if live is not None:
-            log.error("Task %s-%d failed:\n%s", connector, task, trace)
-            self.status.put_task(
-                TaskStatus(connector, task, State.FAILED, self.worker_id, live.generation, trace)
-            )
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        with self._state_lock:
-            live = self._live.get(connector)
-        if live is None or live.target is TargetState.STOPPED:
-            return
-        with self._state_lock:
-            self._dead_queries.add(connector)
-        for task in range(live.tasks):
-            self.on_task_failed(connector, task, trace)
-
-    def on_records(self, connector: str, task: int, count: int) -> None:
-        with self._state_lock:
-            if connector in self._live:
-                self._records[connector] = self._records.get(connector, 0) + count
 
 
 __all__ = ["ManagedConnector", "StandaloneHerder", "TargetState", "parse_initial_state"]

@@ -48,7 +48,7 @@ class HerderRestartMixin:
         self, name: str, include_tasks: bool = False, only_failed: bool = False
     ) -> ConnectorStateInfo | None:
         """Restart per KIP-745; ``None`` for the legacy form (both flags false)."""
-        from sparkcat.runtime.herder import TargetState
+        from sparkcat.runtime.herder_listener import TargetState
 
         with self._lock:
             if not include_tasks and not only_failed:
@@ -117,7 +117,7 @@ class HerderRestartMixin:
             self.engine.restart_task(managed.name, task)
         except Exception as exc:
             raise ConnectError(f"Failed to start task: {managed.name}-{task}") from exc
-        from sparkcat.runtime.herder import TargetState
+        from sparkcat.runtime.herder_listener import TargetState
 
         state = State.RUNNING if managed.target is TargetState.STARTED else State.PAUSED
         self.status.put_task(
@@ -127,7 +127,7 @@ class HerderRestartMixin:
     def _restart_instance(self, managed: ManagedConnector) -> None:
         """Stop and start the connector instance; in the STARTED state regenerate its tasks
         (a new plan is pushed if they changed or the engine lost the connector's query)."""
-        from sparkcat.runtime.herder import TargetState
+        from sparkcat.runtime.herder_listener import TargetState
 
         self._stop_instance(managed)
         if managed.target is TargetState.STOPPED:

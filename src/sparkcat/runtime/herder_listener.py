@@ -1,0 +1,97 @@
+"""The herder as the engine's :class:`~sparkcat.runtime.engine_api.EngineListener`.
+
+Callbacks come from engine threads. They take only the herder's small state lock (never the
+herder lock, which is held while the herder waits for the engine), read a snapshot of each
+connector's target state and task count, and write statuses and record counts. Events for
+tasks that no longer exist, or that contradict the target state (a RUNNING report for a
+paused connector), are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from sparkcat.runtime.status import State, TaskStatus
+
+if TYPE_CHECKING:
+    from sparkcat.runtime.status import StatusStore
+
+log = logging.getLogger(__name__)
+
+
+class TargetState(Enum):
+    """What the user asked for (Kafka's ``TargetState``)."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """What listener callbacks need to know, readable without the herder lock."""
+
+    target: TargetState
+    tasks: int
+    generation: int
+
+
+class HerderListenerMixin:
+    """EngineListener callbacks of :class:`~sparkcat.runtime.herder.StandaloneHerder`."""
+
+    # Provided by StandaloneHerder.
+    _state_lock: threading.Lock
+    _live: dict[str, Live]
+    _records: dict[str, int]
+    _dead_queries: set[str]
+    status: StatusStore
+    worker_id: str
+
+    def _live_task(self, connector: str, task: int) -> Live | None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        return live if live is not None and 0 <= task < live.tasks else None
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.STARTED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
+            )
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.PAUSED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.PAUSED, self.worker_id, live.generation)
+            )
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        live = self._live_task(connector, task)
+        if live is not None:
+            log.error("Task %s-%d failed:\n%s", connector, task, trace)
+            self.status.put_task(
+                TaskStatus(connector, task, State.FAILED, self.worker_id, live.generation, trace)
+            )
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        if live is None or live.target is TargetState.STOPPED:
+            return
+        with self._state_lock:
+            self._dead_queries.add(connector)
+        for task in range(live.tasks):
+            self.on_task_failed(connector, task, trace)
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self._state_lock:
+            if connector in self._live:
+                self._records[connector] = self._records.get(connector, 0) + count
+
+
+__all__ = ["HerderListenerMixin", "Live", "TargetState"]
