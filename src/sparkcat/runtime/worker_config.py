@@ -14,7 +14,7 @@ sparkcat's own keys:
 
 ``spark.master`` (default ``local[*]``)
     The Spark master of the worker's SparkSession.
-``max.batch.ms`` (default 5000) and ``max.batch.records`` (default 200000)
+``max.batch.ms`` (default 5000) and ``max.batch.records`` (default 1000000)
     The bounds of one *lease* — one task instance's work for one micro-batch. A lease ends
     after this many milliseconds or once this many records were copied, whichever comes
     first. A micro-batch costs ~250 ms of fixed Spark overhead, so shorter leases waste
@@ -57,7 +57,7 @@ SPARK_MASTER_DEFAULT = "local[*]"
 MAX_BATCH_MS_CONFIG = "max.batch.ms"
 MAX_BATCH_MS_DEFAULT = 5000
 MAX_BATCH_RECORDS_CONFIG = "max.batch.records"
-MAX_BATCH_RECORDS_DEFAULT = 200_000
+MAX_BATCH_RECORDS_DEFAULT = 1_000_000
 
 _POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
 OVERRIDE_POLICIES = ("All", "None", "Principal")

@@ -55,7 +55,7 @@ def test_spark_keys_pass_through() -> None:
 
 def test_lease_bounds_worker_and_connector() -> None:
     config = WorkerConfig({**BASE, "max.batch.ms": "1000"})
-    assert lease_bounds(config, {}) == (1000, 200_000)
+    assert lease_bounds(config, {}) == (1000, 1_000_000)
     assert lease_bounds(config, {"max.batch.records": "10"}) == (1000, 10)
     with pytest.raises(ConfigError, match=r"max\.batch\.ms"):
         lease_bounds(config, {"max.batch.ms": "0"})
