@@ -23,11 +23,13 @@ POOL = "sparkcat"
 #   whose Python worker crashed (spark.task.maxFailures is ignored in plain local[N]).
 # - FAIR scheduling with one shared pool: one heavy connector does not set the pace of the
 #   others, and a shared pool avoids the name tie-break starvation of per-query pools.
-# - the UI is off: it costs memory and a port per worker; set spark.ui.enabled=true to get it.
+# - the UI and the console progress bar are off: the UI costs memory and a port per worker
+#   (set spark.ui.enabled=true to get it); the bar would garble the worker's progress lines.
 DEFAULTS: dict[str, str] = {
     "spark.master": "local[16,2]",
     "spark.app.name": "sparkcat",
     "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
     "spark.scheduler.mode": "FAIR",
     "spark.sql.shuffle.partitions": "1",
     "spark.python.worker.faulthandler.enabled": "true",
