@@ -24,7 +24,7 @@ import logging
 import threading
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sparkcat.api.connector import Connector
@@ -32,6 +32,7 @@ from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from sparkcat.runtime.engine_api import ConnectorKind, ConnectorPlan, Engine
 from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.herder_config import HerderConfigMixin
 from sparkcat.runtime.herder_listener import HerderListenerMixin, Live, TargetState
 from sparkcat.runtime.herder_offsets import HerderOffsetsMixin, make_context
 from sparkcat.runtime.herder_restart import HerderRestartMixin
@@ -49,6 +50,7 @@ from sparkcat.runtime.rest.entities import (
     ConnectorTaskId,
     TaskInfo,
     TaskState,
+    WorkerStatus,
 )
 from sparkcat.runtime.status import ConnectorStatus, State, StatusStore, TaskStatus
 from sparkcat.runtime.worker_config import WorkerConfig
@@ -91,7 +93,9 @@ class ManagedConnector:
     planned: bool = False
 
 
-class StandaloneHerder(HerderListenerMixin, HerderRestartMixin, HerderOffsetsMixin):
+class StandaloneHerder(
+    HerderListenerMixin, HerderRestartMixin, HerderOffsetsMixin, HerderConfigMixin
+):
     """Runs connectors in one worker process; the data plane is ``engine``."""
 
     def __init__(
@@ -115,8 +119,29 @@ class StandaloneHerder(HerderListenerMixin, HerderRestartMixin, HerderOffsetsMix
         self._live: dict[str, Live] = {}
         self._records: dict[str, int] = {}
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
+        self._topics: dict[str, set[str]] = {}  # KIP-558 active topics per connector
+        self._ready = threading.Event()
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
         self.commit = "unknown"
+
+    # -- readiness (GET /health) -------------------------------------------------------------
+    def mark_ready(self) -> None:
+        """Start-up is over (the command-line connectors were created)."""
+        self._ready.set()
+
+    def is_ready(self) -> bool:
+        return self._ready.is_set()
+
+    def health_check(self, timeout_s: float = 10.0) -> WorkerStatus:
+        """503 while starting; 500 if the herder stays busy for ``timeout_s``; else 200."""
+        if not self._ready.is_set():
+            return WorkerStatus("starting", "Worker is still starting up.", 503)
+        if not self._lock.acquire(timeout=timeout_s):
+            return WorkerStatus("unhealthy", "Worker was unable to handle this request and may "
+                                "be unable to handle other requests.", 500)  # fmt: skip
+        self._lock.release()
+        message = "Worker has completed startup and is ready to handle requests."
+        return WorkerStatus("healthy", message, 200)
 
     # -- queries ----------------------------------------------------------------------------
     def connectors(self) -> list[str]:
@@ -201,13 +226,15 @@ class StandaloneHerder(HerderListenerMixin, HerderRestartMixin, HerderOffsetsMix
             ensure_valid(validation)
             if name in self._connectors:
                 raise AlreadyExistsError(f"Connector {name} already exists")
+            status = None  # KIP-995: steps 2-4 here, step 5 (the config) below
             if initial_offsets is not None:
-                self.write_initial_offsets(name, validation, props, initial_offsets)
+                status = self.write_initial_offsets(name, validation, props, initial_offsets)
             managed = ManagedConnector(name, props, validation.kind, validation.connector_class,
                                        target)  # fmt: skip
-            self._connectors[name] = managed
-            self._start(managed)
-            return self._info(managed)
+            with self.initial_offsets_cleanup(name, validation.kind, props, status):
+                self._connectors[name] = managed
+                self._start(managed)
+            return replace(self._info(managed), offsets_status=status)
 
     def update_connector_config(
         self, name: str, config: Mapping[str, str]
@@ -246,6 +273,7 @@ class StandaloneHerder(HerderListenerMixin, HerderRestartMixin, HerderOffsetsMix
             with self._state_lock:
                 self._live.pop(name, None)
                 self._records.pop(name, None)
+                self._topics.pop(name, None)
             self.status.remove(name)
 
     def pause_connector(self, name: str) -> None:

@@ -1,40 +1,78 @@
-"""Offsets in the herder: ``GET /connectors/{name}/offsets`` (KIP-875), ``initial_offsets``
-on create (KIP-995), and the contexts handed to running connectors.
+"""Offsets in the herder: the offsets REST API (KIP-875), ``initial_offsets`` on create
+(KIP-995), and the contexts handed to running connectors.
 
 Source offsets live in the worker's offset store (``get_all``/``put_batch``/``flush``); sink
 offsets in consumer group ``connect-<name>`` (or ``consumer.override.group.id``), reached
 through an admin client built from the worker config (:mod:`sparkcat.kafka.admin`).
 
-``initial_offsets`` takes the body of ``PATCH .../offsets`` — ``{"offsets": [...]}`` — or
-just its list: ``[{"partition": {...}, "offset": {...}}, ...]``. They are validated with
-Kafka's messages (source: string keys and primitive values; sink: §1.6), passed to the
-connector's ``alter_offsets``, and written before the connector starts.
+Altering (``PATCH``) or resetting (``DELETE``) needs the connector to be STOPPED. The
+connector's ``alter_offsets`` is called on a fresh, unstarted instance first (it may reject
+the change); its answer picks Kafka's success message. confluent-kafka has no
+``deleteConsumerGroupOffsets``: resetting *some* sink partitions re-creates the (empty) group
+without them -- the group has no members while the connector is stopped, so this is safe.
+
+``initial_offsets`` (KIP-995) runs, inside ``create_connector`` and after the config was
+validated: 2. validate the offsets with the PATCH rules, 3. wipe the connector's existing
+offsets, 4. write the initial ones (``alter_offsets`` first), 5. the herder writes the config
+-- if that fails, :meth:`HerderOffsetsMixin.initial_offsets_cleanup` wipes them again. Any
+failure names its step.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from sparkcat.api.errors import ConnectError, DataError, NotFoundError
-from sparkcat.api.records import TopicPartition
+from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.api.sink import SinkConnectorContext
 from sparkcat.api.source import OffsetStorageReader, SourceConnectorContext
-from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.offsets_format import (
+    SinkOffsets,
+    SourcePairs,
+    initial_offsets_status,
+    modified_message,
+    offset_entries,
+    sink_offsets,
+    sink_offsets_json,
+    source_pairs,
+)
 
 if TYPE_CHECKING:
     import threading
 
+    from sparkcat.api.connector import Connector
     from sparkcat.runtime.herder import ManagedConnector, StandaloneHerder
     from sparkcat.runtime.herder_validation import Validation
     from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
+_ZOMBIE = (
+    "Failed to {verb} consumer group offsets for connector {name} either because its tasks "
+    "haven't stopped completely yet or the connector was resumed before the request to {verb} "
+    "its offsets could be successfully completed. If the connector is in a stopped state, this "
+    "operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may "
+    "need to be restarted to get rid of the zombie sink tasks."
+)
+
 
 def sink_group(name: str, config: Mapping[str, str]) -> str:
     return config.get("consumer.override.group.id") or f"connect-{name}"
+
+
+def _step_error(exc: Exception, message: str) -> ConnectError:
+    """``exc`` re-raised with ``message`` in front, keeping its HTTP status."""
+    text = f"{message}: {exc}"
+    if isinstance(exc, BadRequestError):
+        return BadRequestError(text)
+    if isinstance(exc, ConnectRestError):
+        return ConnectRestError(text, exc.status)
+    if isinstance(exc, NotFoundError):
+        return NotFoundError(text)
+    return ConnectError(text)
 
 
 class HerderOffsetsMixin:
@@ -46,6 +84,7 @@ class HerderOffsetsMixin:
     offset_store: Any
     worker_config: WorkerConfig
 
+    # -- GET / PATCH / DELETE /connectors/{name}/offsets -----------------------------------
     def connector_offsets(self, name: str) -> dict[str, Any]:
         """``{"offsets": [{"partition": ..., "offset": ...}, ...]}`` (any target state)."""
         with self._lock:
@@ -54,26 +93,124 @@ class HerderOffsetsMixin:
                 raise NotFoundError(f"Connector {name} not found")
             kind, config = managed.kind, dict(managed.config)
         if kind == "source":
-            pairs = self.offset_store.get_all(name)
+            try:
+                pairs = self.offset_store.get_all(name)
+            except ConnectError:
+                raise
+            except Exception as exc:
+                raise ConnectError(
+                    f"Failed to retrieve offsets for source connector {name}"
+                ) from exc
             return {"offsets": [{"partition": p, "offset": o} for p, o in pairs if o is not None]}
         from sparkcat.kafka.admin import committed_offsets
 
+        try:
+            with self.admin_client(config) as admin:
+                offsets = committed_offsets(admin, sink_group(name, config))
+        except Exception as exc:
+            raise ConnectError(
+                f"Failed to retrieve consumer group offsets for sink connector {name}: {exc}"
+            ) from exc
+        return sink_offsets_json(offsets)
+
+    def alter_connector_offsets(self, name: str, body: Any) -> str:
+        """``PATCH .../offsets``: Kafka's success message, or its errors (§1.6)."""
+        entries = offset_entries(body)
+        with self._lock:
+            managed = self._stopped(name)
+            connector = managed.cls()
+            if managed.kind == "source":
+                handled = self._modify_source(
+                    name, connector, managed.config, source_pairs(entries)
+                )
+            else:
+                handled = self._modify_sink(name, connector, managed.config, sink_offsets(entries))
+        return modified_message(handled, "altered")
+
+    def reset_connector_offsets(self, name: str) -> str:
+        """``DELETE .../offsets``: reset every offset of a STOPPED connector."""
+        with self._lock:
+            managed = self._stopped(name)
+            connector = managed.cls()
+            if managed.kind == "source":
+                handled = self._modify_source(name, connector, managed.config, None)
+            else:
+                handled = self._modify_sink(name, connector, managed.config, None)
+        return modified_message(handled, "reset")
+
+    def _stopped(self, name: str) -> ManagedConnector:
+        from sparkcat.runtime.herder_listener import TargetState
+
+        managed = self._connectors.get(name)
+        if managed is None:
+            raise NotFoundError(f"Connector {name} not found")
+        if managed.target is not TargetState.STOPPED or managed.task_configs:
+            raise BadRequestError(
+                "Connectors must be in the STOPPED state before their offsets can be modified. "
+                "This can be done for the specified connector by issuing a 'PUT' request to the "
+                f"'/connectors/{name}/stop' endpoint"
+            )
+        return managed
+
+    def _modify_source(
+        self, name: str, connector: Connector, config: dict[str, str], pairs: SourcePairs | None
+    ) -> bool:
+        """Alter (``pairs``) or reset (``None``) source offsets; ``alter_offsets``'s answer."""
+        try:
+            if pairs is None:
+                pairs = [(p, None) for p, _ in self.offset_store.get_all(name)]
+            handled = _call_alter_offsets(name, connector, config, pairs)
+            self.offset_store.put_batch(name, pairs)
+            self.offset_store.flush()
+        except ConnectError:
+            raise
+        except Exception as exc:
+            raise ConnectError(f"Failed to modify offsets for source connector {name}") from exc
+        return handled
+
+    def _modify_sink(
+        self, name: str, connector: Connector, config: dict[str, str], offsets: SinkOffsets | None
+    ) -> bool:
+        """Alter (``offsets``) or reset (``None``) the group's offsets; ``alter_offsets``'s
+        answer."""
+        from sparkcat.kafka.admin import alter_group_offsets, committed_offsets, delete_group
+
+        group = sink_group(name, config)
+        verb = "reset" if offsets is None else "alter"
         with self.admin_client(config) as admin:
-            offsets = committed_offsets(admin, sink_group(name, config))
-        return {
-            "offsets": [
-                {
-                    "partition": {"kafka_topic": tp.topic, "kafka_partition": tp.partition},
-                    "offset": {"kafka_offset": offset},
-                }
-                for tp, offset in sorted(offsets.items())
-            ]
-        }
+            if offsets is None:
+                try:
+                    offsets = dict.fromkeys(committed_offsets(admin, group))
+                except Exception as exc:
+                    raise ConnectError(
+                        "Failed to list offsets prior to resetting offsets for sink connector "
+                        f"{name}: {exc}"
+                    ) from exc
+            handled = _call_alter_offsets(name, connector, config, offsets)
+            try:
+                kept: dict[tuple[str, int], int] = {}
+                if verb == "reset" or None in offsets.values():
+                    if verb == "alter":
+                        kept = {tp: o for tp, o in committed_offsets(admin, group).items()}
+                    delete_group(admin, group)
+                for tp, offset in offsets.items():
+                    if offset is None:
+                        kept.pop(tp, None)
+                    else:
+                        kept[tp] = offset
+                alter_group_offsets(admin, group, kept)
+            except Exception as exc:
+                text = str(exc).lower()
+                if "not empty" in text or "unknown member" in text or "subscribed" in text:
+                    raise ConnectError(_ZOMBIE.format(verb=verb, name=name)) from exc
+                what = "sink connector " if verb == "reset" else ""
+                raise ConnectError(
+                    f"Failed to {verb} consumer group offsets for {what}connector {name}: {exc}"
+                ) from exc
+        return handled
 
     def admin_client(self, config: Mapping[str, str]) -> Any:
         """A context manager yielding a confluent-kafka ``AdminClient`` for ``config``."""
-        import contextlib
-
         from confluent_kafka.admin import AdminClient
 
         from sparkcat.kafka.clients import admin_config
@@ -87,118 +224,82 @@ class HerderOffsetsMixin:
 
         return client()
 
+    # -- KIP-995 ------------------------------------------------------------------------------
     def write_initial_offsets(
         self,
         name: str,
         validation: Validation,
         config: dict[str, str],
         initial_offsets: Any,
-    ) -> None:
-        """Validate and store KIP-995 initial offsets before the connector starts."""
-        entries = _offset_entries(initial_offsets)
+    ) -> str:
+        """Steps 2-4 of KIP-995 for a connector about to be created; its ``offsets_status``."""
+        source = validation.kind == "source"
+        prefix = f"Failed to create connector {name}"
+        try:
+            entries = offset_entries(initial_offsets)
+            parsed: Any = source_pairs(entries) if source else sink_offsets(entries)
+        except ConnectError as exc:
+            raise _step_error(exc, f"{prefix}: its initial offsets are invalid") from exc
+        try:
+            self._wipe_offsets(name, source, config)
+        except ConnectError as exc:
+            raise _step_error(exc, f"{prefix}: its existing offsets could not be wiped") from exc
         connector = validation.connector_class()
-        if validation.kind == "source":
-            pairs = _source_pairs(entries)
-            self._alter(name, connector, config, pairs)
-            self.offset_store.put_batch(name, pairs)
-            self.offset_store.flush()
+        try:
+            if source:
+                handled = self._modify_source(name, connector, config, parsed)
+            else:
+                handled = self._modify_sink(name, connector, config, parsed)
+        except ConnectError as exc:
+            raise _step_error(
+                exc, f"{prefix}: its initial offsets could not be written (its previous offsets "
+                "were wiped)",
+            ) from exc  # fmt: skip
+        return initial_offsets_status(handled)
+
+    @contextlib.contextmanager
+    def initial_offsets_cleanup(
+        self, name: str, kind: str, config: dict[str, str], offsets_status: str | None
+    ) -> Iterator[None]:
+        """Step 5 of KIP-995: if writing the config fails, wipe the initial offsets."""
+        try:
+            yield
+        except Exception as exc:
+            if offsets_status is None:
+                raise
+            self._connectors.pop(name, None)
+            try:
+                self._wipe_offsets(name, kind == "source", config)
+            except Exception:
+                log.exception("Could not wipe the initial offsets of connector %s", name)
+            raise _step_error(
+                exc, f"Failed to create connector {name}: its config could not be written (its "
+                "initial offsets were wiped)",
+            ) from exc  # fmt: skip
+
+    def _wipe_offsets(self, name: str, source: bool, config: dict[str, str]) -> None:
+        if source:
+            stored = self.offset_store.get_all(name)
+            if stored:
+                self.offset_store.put_batch(name, [(p, None) for p, _ in stored])
+                self.offset_store.flush()
             return
-        sink_offsets = _sink_offsets(entries)
-        self._alter(name, connector, config, sink_offsets)
-        from sparkcat.kafka.admin import alter_group_offsets
+        from sparkcat.kafka.admin import delete_group
 
-        committed = {(tp.topic, tp.partition): o for tp, o in sink_offsets.items() if o is not None}
         with self.admin_client(config) as admin:
-            alter_group_offsets(admin, sink_group(name, config), committed)
-
-    def _alter(self, name: str, connector: Any, config: dict[str, str], offsets: Any) -> None:
-        try:
-            connector.alter_offsets(config, offsets)
-        except NotImplementedError as exc:
-            raise ConnectError(
-                f"Failed to modify offsets for connector {name} because it doesn't support "
-                "external modification of offsets"
-            ) from exc
+            delete_group(admin, sink_group(name, config))
 
 
-def _offset_entries(initial_offsets: Any) -> list[Any]:
-    entries = initial_offsets
-    if isinstance(entries, Mapping):
-        entries = entries.get("offsets")
-    if not isinstance(entries, list) or not entries:
-        raise BadRequestError(
-            "Partitions / offsets need to be provided for an alter offsets request"
-        )
-    for entry in entries:
-        if not isinstance(entry, Mapping):
-            raise BadRequestError(f"Invalid offsets entry {entry!r}: expected an object")
-    return entries
-
-
-def _source_pairs(entries: list[Any]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-    from sparkcat.runtime.stores.offsets import validate_offset_map
-
-    pairs = []
-    for entry in entries:
-        partition, offset = entry.get("partition"), entry.get("offset")
-        try:
-            if partition is None:
-                raise DataError("Partition objects cannot be null")
-            validate_offset_map(partition)
-            validate_offset_map(offset)
-        except DataError as exc:
-            raise BadRequestError(str(exc)) from exc
-        pairs.append((dict(partition), None if offset is None else dict(offset)))
-    return pairs
-
-
-def _as_int(value: Any, message: str) -> int:
-    if isinstance(value, bool):
-        raise BadRequestError(message)
+def _call_alter_offsets(
+    name: str, connector: Connector, config: dict[str, str], offsets: Any
+) -> bool:
     try:
-        return int(str(value).strip()) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError) as exc:
-        raise BadRequestError(message) from exc
-
-
-def _sink_offsets(entries: list[Any]) -> dict[TopicPartition, int | None]:
-    offsets: dict[TopicPartition, int | None] = {}
-    for entry in entries:
-        partition, offset = entry.get("partition"), entry.get("offset")
-        if not isinstance(partition, Mapping):
-            raise BadRequestError(
-                "The partition for a sink connector offset cannot be null or missing"
-            )
-        if "kafka_topic" not in partition or "kafka_partition" not in partition:
-            raise BadRequestError(
-                "The partition for a sink connector offset must contain the keys 'kafka_topic' "
-                "and 'kafka_partition'"
-            )
-        topic = partition["kafka_topic"]
-        if not isinstance(topic, str):
-            raise BadRequestError("Kafka topic names must be valid strings and may not be null")
-        if partition["kafka_partition"] is None:
-            raise BadRequestError("Kafka partitions must be valid numbers and may not be null")
-        number = _as_int(
-            partition["kafka_partition"],
-            "Failed to parse the following Kafka partition value in the provided offsets: "
-            f"'{partition['kafka_partition']}'. Partition values for sink connectors need to be "
-            "integers.",
-        )
-        if offset is None:
-            offsets[TopicPartition(topic, number)] = None
-            continue
-        if not isinstance(offset, Mapping) or "kafka_offset" not in offset:
-            raise BadRequestError(
-                "The offset for a sink connector should either be null or contain the key "
-                "'kafka_offset'"
-            )
-        offsets[TopicPartition(topic, number)] = _as_int(
-            offset["kafka_offset"],
-            "Failed to parse the following Kafka offset value in the provided offsets: "
-            f"'{offset['kafka_offset']}'. Offset values for sink connectors need to be integers.",
-        )
-    return offsets
+        return bool(connector.alter_offsets(config, offsets))  # type: ignore[attr-defined]
+    except NotImplementedError as exc:
+        raise ConnectError(
+            f"Failed to modify offsets for connector {name} because it doesn't support "
+            "external modification of offsets"
+        ) from exc
 
 
 # -- the contexts handed to Connector.initialize ----------------------------------------------

@@ -29,14 +29,18 @@ class ConnectorInfo:
     config: dict[str, str]
     tasks: list[ConnectorTaskId]
     type: str  # "source" | "sink" | "unknown"
+    offsets_status: str | None = None  # KIP-995: only after a create with initial_offsets
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "name": self.name,
             "config": dict(self.config),
             "tasks": [t.to_json() for t in self.tasks],
             "type": self.type,
         }
+        if self.offsets_status is not None:
+            body["offsets_status"] = self.offsets_status
+        return body
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,44 @@ class ConfigInfos:
         return [m for c in self.configs if c.value is not None for m in c.value.errors]
 
 
+@dataclass(frozen=True, slots=True)
+class PluginInfo:
+    """One entry of ``GET /connector-plugins``; ``version`` is left out when undefined."""
+
+    class_name: str
+    type: str
+    version: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"class": self.class_name, "type": self.type}
+        if self.version is not None and self.version != "undefined":
+            body["version"] = self.version
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerStatus:
+    """``GET /health``: Kafka's ``{"status","message"}`` and the HTTP status it goes with."""
+
+    status: str
+    message: str
+    http_status: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class LoggerLevel:
+    """``{"level": "INFO", "last_modified": <epoch ms> | null}`` (KIP-495)."""
+
+    level: str
+    last_modified: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"level": self.level, "last_modified": self.last_modified}
+
+
 __all__ = [
     "ConfigInfo",
     "ConfigInfos",
@@ -182,6 +224,9 @@ __all__ = [
     "ConnectorState",
     "ConnectorStateInfo",
     "ConnectorTaskId",
+    "LoggerLevel",
+    "PluginInfo",
     "TaskInfo",
     "TaskState",
+    "WorkerStatus",
 ]
