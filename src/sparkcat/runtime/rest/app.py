@@ -5,8 +5,13 @@ Every error leaves as Kafka's body ``{"error_code": <status>, "message": "..."}`
 ``AlreadyExistsError`` → 409, an unknown path or method → 404/405 with Jersey's text
 (``HTTP 404 Not Found``), anything else → 500 with the exception's message.
 
-One deliberate difference from Kafka: a malformed or ill-typed JSON body is a 400 here
-(Kafka's Jackson errors surface as 500).
+One deliberate difference from Kafka: a malformed or ill-typed JSON body (or path/query
+parameter) is a 400 here (Kafka's Jackson errors surface as 500). ``docs/rest.md`` lists
+every difference. The OpenAPI description is served at ``/openapi.json``.
+
+The admin endpoints (``/admin/loggers``) follow ``admin.listeners``: unset → served with the
+others; empty → not served (404). A non-empty list is not supported yet: they stay on the
+regular listeners.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
+import sparkcat
 from sparkcat.api.errors import AlreadyExistsError, NotFoundError
 from sparkcat.runtime.errors import ConnectRestError
-from sparkcat.runtime.rest.routes import router
+from sparkcat.runtime.rest import routes, routes_admin, routes_plugins
+from sparkcat.runtime.rest.loggers import Loggers
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +60,26 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"Malformed request: {where}: {text}" if where else f"Malformed request: {text}"
 
 
-def create_app(herder: Any) -> FastAPI:
+def _admin_enabled(herder: Any) -> bool:
+    config = getattr(herder, "worker_config", None)
+    if config is None:
+        return True
+    listeners = config.get("admin.listeners")
+    return listeners is None or bool(listeners)
+
+
+def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
     """The Connect REST API over ``herder`` (a ``StandaloneHerder``)."""
-    app = FastAPI(title="sparkcat", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="sparkcat (Kafka Connect REST API)", version=sparkcat.__version__,
+        docs_url=None, redoc_url=None, openapi_url="/openapi.json",
+    )  # fmt: skip
     app.state.herder = herder
-    app.include_router(router)
+    app.state.loggers = loggers or Loggers()
+    app.include_router(routes.router)
+    app.include_router(routes_plugins.router)
+    if _admin_enabled(herder):
+        app.include_router(routes_admin.router)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:

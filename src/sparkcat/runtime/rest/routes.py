@@ -1,8 +1,8 @@
-"""Routes of the REST API (Kafka's ``RootResource`` and ``ConnectorsResource``).
+"""Routes of Kafka's ``RootResource``, ``ConnectorsResource`` and ``InternalConnectResource``.
 
-Each handler parses the request, makes one herder call and shapes the entity; status codes
-and bodies are Kafka's (connect-spec §1.2-1.3). Errors are mapped in :mod:`.app`. Bodies
-that are not JSON objects (or whose ``config`` is not one) are 400 here, 500 in Kafka.
+Each handler parses the request, makes one herder call and shapes the entity; paths, query
+parameters, status codes and bodies are Kafka's (connect-spec §1.2, §1.3, §1.6, §1.7).
+Errors are mapped in :mod:`.app`. Bodies of the wrong shape are 400 here, 500 in Kafka.
 """
 
 from __future__ import annotations
@@ -14,32 +14,29 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 import sparkcat
-from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.rest.models import (
+    ConfigMap,
+    ConnectorOffsetsRequest,
+    CreateConnectorRequest,
+    string_map,
+)
 
 router = APIRouter()
-
-# Jersey's JSON provider coerces scalar values of a Map<String, String> to strings.
-_Scalar = str | int | float | bool | None
 
 
 def _herder(request: Request) -> Any:
     return request.app.state.herder
 
 
-def _string_map(value: Any, what: str) -> dict[str, str | None]:
-    if not isinstance(value, dict):
-        raise BadRequestError(f"{what} must be a JSON object of strings")
-    result: dict[str, str | None] = {}
-    for key, item in value.items():
-        if isinstance(item, dict | list):
-            raise BadRequestError(f"{what}: the value of '{key}' must be a string")
-        result[key] = (
-            None if item is None else ("true" if item is True else "false")
-            if isinstance(item, bool) else str(item)
-        )  # fmt: skip
-    return result
+def _location(request: Request, name: str) -> str:
+    return str(request.base_url).rstrip("/") + "/connectors/" + quote(name, safe="")
 
 
+def _created(request: Request, name: str, body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(body, status_code=201, headers={"Location": _location(request, name)})
+
+
+# -- RootResource -------------------------------------------------------------------------
 @router.get("/")
 def server_info(request: Request) -> dict[str, Any]:
     """``{"version","commit","kafka_cluster_id"}``."""
@@ -51,28 +48,29 @@ def server_info(request: Request) -> dict[str, Any]:
     }
 
 
+@router.get("/health")
+def health(request: Request) -> JSONResponse:
+    """200 healthy, 503 while starting, 500 if the herder does not answer in 10 s."""
+    status = _herder(request).health_check()
+    return JSONResponse(status.to_json(), status_code=status.http_status)
+
+
+# -- ConnectorsResource -----------------------------------------------------------------------
 @router.get("/connectors")
 def list_connectors(request: Request, expand: list[str] = Query(default=[])) -> Any:
     """Names, or with ``expand=status``/``expand=info`` a map of name → expansions."""
     herder = _herder(request)
-    if not expand:
-        return herder.connectors()
-    return herder.expanded_connectors(expand)
+    return herder.expanded_connectors(expand) if expand else herder.connectors()
 
 
 @router.post("/connectors", status_code=201)
-def create_connector(request: Request, body: dict[str, Any] = Body(...)) -> JSONResponse:
-    """201 + ``Location`` + ConnectorInfo; 409 if it exists; 400 if invalid.
-
-    Deliberate difference: unknown fields and a bad ``initial_state`` are 400 (Kafka: 500).
-    """
-    name = str(body.get("name") or "").strip()
-    config = _string_map(body.get("config") or {}, "config")
+def create_connector(request: Request, body: CreateConnectorRequest) -> JSONResponse:
+    """201 + ``Location`` + ConnectorInfo (+ ``offsets_status`` with ``initial_offsets``)."""
+    name = (body.name or "").strip()
     info = _herder(request).create_connector(
-        name, config, body.get("initial_state"), body.get("initial_offsets")
+        name, string_map(body.config), body.initial_state, body.offsets_json()
     )
-    location = str(request.base_url).rstrip("/") + "/connectors/" + quote(name, safe="")
-    return JSONResponse(info.to_json(), status_code=201, headers={"Location": location})
+    return _created(request, name, info.to_json())
 
 
 @router.get("/connectors/{name}")
@@ -85,6 +83,23 @@ def connector_config(request: Request, name: str) -> dict[str, str]:
     return _herder(request).connector_config(name)  # type: ignore[no-any-return]
 
 
+@router.put("/connectors/{name}/config")
+def put_connector_config(request: Request, name: str, body: ConfigMap = Body(...)) -> JSONResponse:
+    """201 + ``Location`` when created, 200 when updated; ConnectorInfo."""
+    created, info = _herder(request).put_connector_config(name, string_map(body))
+    if created:
+        return _created(request, name, info.to_json())
+    return JSONResponse(info.to_json())
+
+
+@router.patch("/connectors/{name}/config")
+def patch_connector_config(
+    request: Request, name: str, body: ConfigMap = Body(...)
+) -> dict[str, Any]:
+    """Merge into the config (``null`` removes a key); 200 ConnectorInfo."""
+    return _herder(request).patch_connector_config(name, string_map(body)).to_json()  # type: ignore[no-any-return]
+
+
 @router.get("/connectors/{name}/status")
 def connector_status(request: Request, name: str) -> dict[str, Any]:
     return _herder(request).connector_status(name).to_json()  # type: ignore[no-any-return]
@@ -95,9 +110,26 @@ def task_configs(request: Request, name: str) -> list[dict[str, Any]]:
     return [t.to_json() for t in _herder(request).task_configs(name)]
 
 
+@router.get("/connectors/{name}/tasks-config", deprecated=True)
+def tasks_config(request: Request, name: str) -> dict[str, dict[str, str]]:
+    return _herder(request).tasks_config(name)  # type: ignore[no-any-return]
+
+
 @router.get("/connectors/{name}/tasks/{task}/status")
 def task_status(request: Request, name: str, task: int) -> dict[str, Any]:
     return _herder(request).task_status(name, task).to_json()  # type: ignore[no-any-return]
+
+
+@router.get("/connectors/{name}/topics")
+def connector_topics(request: Request, name: str) -> dict[str, Any]:
+    """``{"<name>": {"topics": [...]}}`` (KIP-558); 403 when tracking is disabled."""
+    return _herder(request).connector_active_topics(name)  # type: ignore[no-any-return]
+
+
+@router.put("/connectors/{name}/topics/reset", status_code=202)
+def reset_connector_topics(request: Request, name: str) -> Response:
+    _herder(request).reset_connector_active_topics(name)
+    return Response(status_code=202)
 
 
 @router.delete("/connectors/{name}", status_code=204)
@@ -141,6 +173,43 @@ def restart_connector(
 @router.post("/connectors/{name}/tasks/{task}/restart", status_code=204)
 def restart_task(request: Request, name: str, task: int) -> Response:
     _herder(request).restart_task(name, task)
+    return Response(status_code=204)
+
+
+# -- offsets (KIP-875) ---------------------------------------------------------------------
+@router.get("/connectors/{name}/offsets")
+def connector_offsets(request: Request, name: str) -> dict[str, Any]:
+    """``{"offsets": [{"partition": {...}, "offset": {...}}, ...]}``."""
+    return _herder(request).connector_offsets(name)  # type: ignore[no-any-return]
+
+
+@router.patch("/connectors/{name}/offsets")
+def alter_connector_offsets(
+    request: Request, name: str, body: ConnectorOffsetsRequest | None = Body(default=None)
+) -> dict[str, str]:
+    """200 ``{"message": ...}``; the connector must be STOPPED."""
+    offsets = body.as_json() if body is not None else {}
+    return {"message": _herder(request).alter_connector_offsets(name, offsets)}
+
+
+@router.delete("/connectors/{name}/offsets")
+def reset_connector_offsets(request: Request, name: str) -> dict[str, str]:
+    """200 ``{"message": ...}``; the connector must be STOPPED."""
+    return {"message": _herder(request).reset_connector_offsets(name)}
+
+
+# -- InternalConnectResource (worker to worker; standalone answers 500 as Kafka) -----------
+@router.post("/connectors/{name}/tasks", status_code=204)
+def put_task_configs(
+    request: Request, name: str, body: list[dict[str, str]] = Body(...)
+) -> Response:
+    _herder(request).put_task_configs(name, body)
+    return Response(status_code=204)
+
+
+@router.put("/connectors/{name}/fence", status_code=204)
+def fence_zombies(request: Request, name: str) -> Response:
+    _herder(request).fence_zombie_source_tasks(name)
     return Response(status_code=204)
 
 
