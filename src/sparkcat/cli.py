@@ -158,6 +158,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] in (["-h"], ["--help"]):
         print(USAGE)
         return 0
+    if args[:1] in (["connectors"], ["plugins"]):
+        from sparkcat.cli_manage import manage_main
+
+        return manage_main(args)
     if not args or args[0] != "standalone":
         command = f"unknown command '{args[0]}'; " if args else ""
         print(f"sparkcat: {command}{USAGE}", file=sys.stderr)
@@ -210,6 +214,7 @@ class _Worker:
             failed = self._create(requests)
             if failed:
                 return 3
+            self.herder.mark_ready()  # GET /health: 503 until here
             self._install_signal_handlers()
             self._report_progress()
             return 0
