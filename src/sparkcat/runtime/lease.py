@@ -17,7 +17,7 @@ import os
 import time
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sparkcat.api.errors import ConnectError
@@ -57,7 +57,9 @@ class LeaseSpec:
 @dataclass(frozen=True, slots=True)
 class LeaseResult:
     """What a lease did. ``records`` were acked by Kafka (source) or put (sink); ``polled``
-    were polled/consumed (0 = an idle lease). ``trace`` is set when the task FAILED."""
+    were polled/consumed (0 = an idle lease). ``trace`` is set when the task FAILED.
+    ``error_metrics`` are this lease's task-error-metrics (``{}`` when there were no errors;
+    see :mod:`sparkcat.runtime.error_handling.metrics`): the worker adds them up per task."""
 
     connector: str
     task: int
@@ -68,6 +70,7 @@ class LeaseResult:
     sink_offsets: tuple[tuple[str, int, int], ...]
     trace: str | None
     elapsed_ms: int
+    error_metrics: dict[str, float] = field(default_factory=dict)
 
 
 def run_lease(spec: LeaseSpec) -> LeaseResult:

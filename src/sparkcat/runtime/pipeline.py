@@ -10,10 +10,10 @@ locals, no per-record dicts, headers skipped when a record has none.
 * Sink side (:meth:`Pipeline.to_sink_records`): key, value and header conversion into
   :class:`~sparkcat.api.records.SinkRecord`, then transformations.
 
-Errors follow Kafka's ``errors.tolerance`` (basics): a conversion or transformation failure
-fails the task ("Tolerance exceeded in error handler") unless ``errors.tolerance=all``, which
-skips the record (its source offset still counts as done). Retries of retriable conversion
-errors (``errors.retry.timeout``) are not implemented yet.
+Errors: the hot loops have no per-stage error handling. When a record raises, the rest of
+the batch (from that record on) goes through :mod:`sparkcat.runtime.error_handling.record_paths`,
+which runs each stage through the lease's ``RetryWithToleranceOperator`` (Kafka's retries,
+``errors.tolerance``, log/DLQ reporting and metrics).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import gc
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from sparkcat.api.converter import Converter, HeaderConverter
@@ -35,7 +34,15 @@ from sparkcat.api.records import (
     SourceRecord,
     TimestampType,
 )
-from sparkcat.runtime.transformation_chain import TransformationChain
+from sparkcat.runtime.error_handling.metrics import ErrorHandlingMetrics
+from sparkcat.runtime.error_handling.operator import RetryWithToleranceOperator
+from sparkcat.runtime.error_handling.record_paths import (
+    index_of,
+    produce_per_record,
+    sink_records_per_record,
+)
+from sparkcat.runtime.error_handling.reporters import LogReporter
+from sparkcat.runtime.transformation_chain import TransformationChain, TransformationStage
 
 __all__ = [
     "DEFAULT_HEADER_CONVERTER",
@@ -48,15 +55,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
-# Kafka's Stage names (runtime/errors/Stage.java), used in error messages and logs.
-_STAGES = (
-    "TRANSFORMATION",
-    "HEADER_CONVERTER",
-    "KEY_CONVERTER",
-    "VALUE_CONVERTER",
-    "KAFKA_PRODUCE",
-)
-_TRANSFORM, _HEADER, _KEY, _VALUE, _PRODUCE = range(5)
+_CONVERT, _PRODUCE = range(2)
 
 # confluent-kafka's timestamp type codes (0 not available, 1 create, 2 log append).
 _TIMESTAMP_TYPES = (
@@ -95,23 +94,6 @@ def converter_settings(
     return class_name, props
 
 
-@dataclass(frozen=True, slots=True)
-class _ErrorPolicy:
-    tolerate_all: bool
-    log_errors: bool
-    log_messages: bool
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, str]) -> _ErrorPolicy:
-        tolerance = config.get("errors.tolerance", "none").strip().lower()
-        return cls(
-            tolerate_all=tolerance == "all",
-            log_errors=config.get("errors.log.enable", "false").strip().lower() == "true",
-            log_messages=config.get("errors.log.include.messages", "false").strip().lower()
-            == "true",
-        )
-
-
 class Pipeline:
     """Converters and transformation chain of one connector generation (thread-safe use:
     converters and transformations are expected to be stateless per record, as in Kafka)."""
@@ -124,14 +106,16 @@ class Pipeline:
         chain: Chain | None,
         closeables: Iterable[Any] = (),
         errors: Mapping[str, str] | None = None,
+        transform_stages: Iterable[TransformationStage] = (),
     ) -> None:
         self.key_converter = key_converter
         self.value_converter = value_converter
         self.header_converter = header_converter
         self.chain = chain
         self._closeables = list(closeables)
-        self._errors = _ErrorPolicy.from_config(errors or {})
-        self.skipped = 0
+        self._errors_config = dict(errors or {})
+        # The chain's stages one by one, for the per-record path (executing class per stage).
+        self.transform_stages = tuple(transform_stages)
         # sparkcat's own converters turn a null key without schema into null (Kafka's do
         # too): the source loop skips that call for the common keyless record.
         self._builtin_key_converter = type(key_converter).__module__.startswith(
@@ -151,6 +135,7 @@ class Pipeline:
         ensure_topic: Callable[[str], None],
         known_topics: set[str],
         record_callback: Callable[[SourceRecord], Callable[[Any, Any], None]] | None = None,
+        errors: RetryWithToleranceOperator | None = None,
     ) -> int:
         """Transform, convert and hand ``records`` to ``producer``; the number produced.
 
@@ -158,13 +143,16 @@ class Pipeline:
         record (it must add the topic to the set). ``on_delivery`` is passed to every
         ``produce`` call, unless ``record_callback`` is given: then each record's own
         callback, ``record_callback(polled_record)``, which is also called with
-        ``(None, None)`` for a record the transformations dropped. A full producer queue is
-        served by polling, then retried.
+        ``(None, None)`` for a record the transformations dropped or ``errors`` skipped. A
+        full producer queue is served by polling, then retried. A failing record sends the
+        rest of the batch through ``errors`` (the lease's operator; a default one built from
+        the connector config when ``None``); a failed ``produce`` call fails the task.
         """
         with _no_gc():
             return self._produce_records(
-                records, producer, on_delivery, ensure_topic, known_topics, record_callback
-            )
+                records, producer, on_delivery, ensure_topic, known_topics, record_callback,
+                errors,
+            )  # fmt: skip
 
     def _produce_records(
         self,
@@ -174,6 +162,7 @@ class Pipeline:
         ensure_topic: Callable[[str], None],
         known_topics: set[str],
         record_callback: Callable[[SourceRecord], Callable[[Any, Any], None]] | None = None,
+        errors: RetryWithToleranceOperator | None = None,
     ) -> int:
         chain = self.chain
         kconv = self.key_converter.from_connect_data
@@ -182,14 +171,13 @@ class Pipeline:
         empty = _EMPTY_HEADERS
         skip_null_keys = self._builtin_key_converter
         produced = 0
-        stage = _TRANSFORM
+        stage = _CONVERT
         for polled in records:
             record = polled
             try:
                 if record_callback is not None:
                     on_delivery = record_callback(polled)
                 if chain is not None:
-                    stage = _TRANSFORM
                     record = chain(polled)
                     if record is None:
                         if on_delivery is not None and record_callback is not None:
@@ -205,13 +193,10 @@ class Pipeline:
                 if headers is empty or not headers:
                     kafka_headers = None
                 else:
-                    stage = _HEADER
                     kafka_headers = self._headers_out(topic, headers)
-                stage = _KEY
                 key = record._key
                 if key is not None or not skip_null_keys or record._key_schema is not None:
                     key = kconv(topic, record._key_schema, key)
-                stage = _VALUE
                 value = vconv(topic, record._value_schema, record._value)
                 stage = _PRODUCE
                 partition = record._kafka_partition
@@ -234,9 +219,61 @@ class Pipeline:
                         kafka_headers,
                     )  # fmt: skip
                 produced += 1
+                stage = _CONVERT
             except Exception as exc:
-                self._record_failed(stage, record, exc)
+                if stage == _PRODUCE:
+                    if isinstance(exc, ConnectError):
+                        raise
+                    raise ConnectError("Unrecoverable exception trying to send") from exc
+                # The rest of the batch, from this record on, stage by stage.
+                start = index_of(records, polled)
+
+                def send(rec: Any, hdrs: Any, key: Any, value: Any, callback: Any) -> None:
+                    self._send(
+                        producer, rec, hdrs, key, value, callback, ensure_topic, known_topics
+                    )
+
+                return produced + produce_per_record(
+                    self, records, start, send, errors or self._default_operator(False),
+                    on_delivery if record_callback is None else None, record_callback,
+                )  # fmt: skip
         return produced
+
+    def _send(
+        self,
+        producer: Any,
+        record: Any,
+        headers: Any,
+        key: Any,
+        value: Any,
+        callback: Any,
+        ensure_topic: Callable[[str], None],
+        known_topics: set[str],
+    ) -> None:
+        """One ``produce`` of the per-record path (a failure fails the task, as in Kafka)."""
+        topic = record.topic
+        if topic not in known_topics:
+            ensure_topic(topic)
+        partition = -1 if record.kafka_partition is None else record.kafka_partition
+        timestamp = record.timestamp or 0
+        try:
+            try:
+                producer.produce(topic, value, key, partition, callback, None, timestamp, headers)
+            except BufferError:
+                _produce_when_room(
+                    producer, topic, value, key, partition, callback, timestamp, headers
+                )
+        except ConnectError:
+            raise
+        except Exception as exc:
+            raise ConnectError("Unrecoverable exception trying to send") from exc
+
+    def _default_operator(self, sink: bool) -> RetryWithToleranceOperator:
+        """An operator for callers without a lease (tests, tools): log reporting only."""
+        metrics = ErrorHandlingMetrics()
+        operator = RetryWithToleranceOperator.from_config(self._errors_config, metrics)
+        operator.reporters = [LogReporter("unknown", self._errors_config, metrics, sink)]
+        return operator
 
     def _headers_out(self, topic: str, headers: Headers) -> list[tuple[str, bytes | None]]:
         convert = self.header_converter.from_connect_header
@@ -244,19 +281,29 @@ class Pipeline:
 
     # ------------------------------------------------------------------- sink side
     def to_sink_records(
-        self, messages: list[Any], offsets: dict[tuple[str, int], int]
+        self,
+        messages: list[Any],
+        offsets: dict[tuple[str, int], int],
+        errors: RetryWithToleranceOperator | None = None,
     ) -> list[SinkRecord]:
         """Convert consumed ``messages`` into transformed :class:`SinkRecord`\\ s.
 
         ``offsets`` receives, per consumed topic-partition, the offset after the last
-        message (also for messages a transformation dropped or tolerance skipped).
-        Raises :class:`ConnectError` for a consumer error in the batch.
+        message (also for messages a transformation dropped or tolerance skipped). A failing
+        record sends the rest of the batch through ``errors`` (the lease's operator; a
+        default one when ``None``); when the task must fail, ``offsets`` stop at the failing
+        message and :class:`~sparkcat.runtime.error_handling.record_paths.BatchFailedError`
+        carries the records converted before it. Raises :class:`ConnectError` for a
+        consumer error in the batch.
         """
         with _no_gc():
-            return self._to_sink_records(messages, offsets)
+            return self._to_sink_records(messages, offsets, errors)
 
     def _to_sink_records(
-        self, messages: list[Any], offsets: dict[tuple[str, int], int]
+        self,
+        messages: list[Any],
+        offsets: dict[tuple[str, int], int],
+        errors: RetryWithToleranceOperator | None,
     ) -> list[SinkRecord]:
         kconv = self.key_converter.to_connect_data
         vconv = self.value_converter.to_connect_data
@@ -265,7 +312,6 @@ class Pipeline:
         ts_types = _TIMESTAMP_TYPES
         out: list[SinkRecord] = []
         append = out.append
-        stage = _KEY
         for msg in messages:
             if msg.error() is not None:
                 _consumer_error(msg)
@@ -275,33 +321,30 @@ class Pipeline:
             offset = msg.offset()
             offsets[(topic, partition)] = offset + 1
             try:
-                stage = _KEY
                 raw_key = msg.key()
                 if raw_key is None and null_key is not None:
                     key_schema, key = null_key
                 else:
                     key_schema, key = kconv(topic, raw_key)
-                stage = _VALUE
                 value_schema, value = vconv(topic, msg.value())
                 raw_headers = msg.headers()
-                if raw_headers is None:
-                    headers = None
-                else:
-                    stage = _HEADER
-                    headers = self._headers_in(topic, raw_headers)
+                headers = None if raw_headers is None else self._headers_in(topic, raw_headers)
                 ts_type, timestamp = msg.timestamp()
                 record = SinkRecord(
                     topic, partition, key_schema, key, value_schema, value, offset,
                     timestamp if ts_type else None, ts_types[ts_type], headers,
                 )  # fmt: skip
                 if chain is not None:
-                    stage = _TRANSFORM
                     record = chain(record)
                     if record is None:
                         continue
                 append(record)
-            except Exception as exc:
-                self._record_failed(stage, msg, exc)
+            except Exception:
+                # The rest of the batch, from this message on, stage by stage.
+                return sink_records_per_record(
+                    self, messages, index_of(messages, msg), offsets, out,
+                    errors or self._default_operator(True), _consumer_error,
+                )  # fmt: skip
         return out
 
     def _headers_in(self, topic: str, raw: list[tuple[str, bytes | None]]) -> Headers:
@@ -311,25 +354,6 @@ class Pipeline:
             schema, value = convert(topic, key, data)
             items.append(Header(key, schema, value))
         return Headers(items)
-
-    # ---------------------------------------------------------------------- errors
-    def _record_failed(self, stage: int, record: Any, exc: Exception) -> None:
-        """Kafka's RetryWithToleranceOperator, basics: skip under ``errors.tolerance=all``,
-        else fail the task. Producer errors are never tolerated."""
-        name = _STAGES[stage]
-        if stage == _PRODUCE:
-            if isinstance(exc, ConnectError):
-                raise exc
-            raise ConnectError(f"Unrecoverable exception trying to send: {exc}") from exc
-        policy = self._errors
-        if policy.log_errors:
-            shown = f" record {record!r}" if policy.log_messages else ""
-            log.error("Error encountered in task at stage %s:%s: %s", name, shown, exc)
-        if not policy.tolerate_all:
-            raise ConnectError(
-                f"Tolerance exceeded in error handler (stage {name}, {type(exc).__name__}: {exc})"
-            ) from exc
-        self.skipped += 1
 
     def close(self) -> None:
         """Close the converters and transformations (when the generation is replaced)."""
@@ -404,6 +428,7 @@ def build_pipeline(
     header_converter = resolve(class_name, "header_converter")()
     header_converter.configure(props)
     chain, chain_parts = build_chain(connector_config, resolve)
+    stages = next((p.stages for p in chain_parts if isinstance(p, TransformationChain)), ())
     return Pipeline(
         converters[0],
         converters[1],
@@ -411,6 +436,7 @@ def build_pipeline(
         chain,
         closeables=[*converters, header_converter, *chain_parts],
         errors=connector_config,
+        transform_stages=stages,
     )
 
 

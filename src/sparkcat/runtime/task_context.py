@@ -17,7 +17,7 @@ import orjson
 
 from sparkcat.api.errors import ConnectError
 from sparkcat.api.records import TopicPartition
-from sparkcat.api.sink import SinkTaskContext
+from sparkcat.api.sink import ErrantRecordReporter, SinkTaskContext
 from sparkcat.api.source import OffsetStorageReader, SourceTaskContext
 
 __all__ = [
@@ -71,9 +71,15 @@ class WorkerSinkTaskContext(SinkTaskContext):
     :attr:`timeout_ms`.
     """
 
-    def __init__(self, configs: dict[str, str], assignment: Iterable[TopicPartition]) -> None:
+    def __init__(
+        self,
+        configs: dict[str, str],
+        assignment: Iterable[TopicPartition],
+        errant_reporter: ErrantRecordReporter | None = None,
+    ) -> None:
         self._configs = configs
         self._assignment = frozenset(assignment)
+        self._errant_reporter = errant_reporter
         self.pending_offsets: dict[TopicPartition, int] = {}
         self.paused: set[TopicPartition] = set()
         self.pause_changed = False
@@ -107,6 +113,10 @@ class WorkerSinkTaskContext(SinkTaskContext):
 
     def request_commit(self) -> None:
         self.commit_requested = True
+
+    def errant_record_reporter(self) -> ErrantRecordReporter | None:
+        # KIP-610: only when a DLQ topic is set or errors.log.enable=true (else None).
+        return self._errant_reporter
 
     def _check_assigned(self, partitions: Iterable[TopicPartition]) -> None:
         for tp in partitions:

@@ -28,6 +28,8 @@ from sparkcat.api.records import SinkRecord, TopicPartition
 from sparkcat.api.sink import SinkTask
 from sparkcat.kafka import clients
 from sparkcat.runtime import client_cache
+from sparkcat.runtime.error_handling.record_paths import BatchFailedError
+from sparkcat.runtime.error_handling.task import TaskErrorHandling
 from sparkcat.runtime.lease import (
     ControlWatch,
     LeaseResult,
@@ -44,7 +46,6 @@ log = logging.getLogger(__name__)
 
 _BATCH = 10_000
 _WAIT_S = 0.1
-_DEFAULT_RETRY_WAIT_S = 0.1
 
 Position = tuple[str, int]
 
@@ -64,8 +65,11 @@ def run_sink_lease(spec: LeaseSpec) -> LeaseResult:
         clients.consumer_client_id(spec.connector, spec.task),
         clients.consumer_group_id(spec.connector),
     )
+    errors = TaskErrorHandling.for_task(
+        spec.connector, spec.task, spec.connector_config, spec.worker_config, sink=True
+    )
     cached = client_cache.checkout_consumer(spec.connector, spec.task, config)
-    run = _SinkRun(spec, task_class, pipeline, cached)
+    run = _SinkRun(spec, task_class, pipeline, cached, errors)
     try:
         result = run.execute(started)
     except BaseException:
@@ -87,8 +91,11 @@ class _SinkRun:
         task_class: type[SinkTask],
         pipeline: Pipeline,
         cached: client_cache.CachedConsumer,
+        errors: TaskErrorHandling,
     ) -> None:
         self.spec = spec
+        self.errors = errors
+        self.errant = errors.errant_reporter(pipeline)
         self.task_class = task_class
         self.pipeline = pipeline
         self.cached = cached
@@ -99,7 +106,7 @@ class _SinkRun:
         self.current: dict[Position, int] = {
             (t, p): o for t, p, o in spec.assignment if o is not None
         }
-        self.context = WorkerSinkTaskContext(dict(spec.task_config), self.partitions)
+        self.context = WorkerSinkTaskContext(dict(spec.task_config), self.partitions, self.errant)
         self.task: SinkTask | None = None
         self.opened = False
         self.consumed = 0
@@ -119,12 +126,15 @@ class _SinkRun:
             self.opened = True
             self._apply_requests()
             clean = self._consume_loop(started + self.spec.max_ms / 1000.0)
+            self.errors.await_reports()
             offsets = self._pre_commit(task)
             self.clean = clean
         except Exception:
             trace = traceback.format_exc()
+            offsets = self._commit_after_failure()
         finally:
             trace = self._finish(trace)
+            self.errors.close()
         self.cached.positions = self._end_positions() if self.clean else {}
         return LeaseResult(
             self.spec.connector,
@@ -136,7 +146,20 @@ class _SinkRun:
             offsets,
             trace,
             int((time.monotonic() - started) * 1000),
+            self.errors.snapshot(),
         )
+
+    def _commit_after_failure(self) -> tuple[tuple[str, int, int], ...]:
+        """After the task failed: the offsets of what was put before (Kafka commits them
+        when it closes the failed task's partitions), once their error reports are durable."""
+        if self.task is None or not self.opened:
+            return ()
+        try:
+            self.errors.await_reports()
+            return self._pre_commit(self.task)
+        except Exception:
+            log.warning("%s: no offsets committed after the failure", self._name(), exc_info=True)
+            return ()
 
     # ------------------------------------------------------------------- consumer state
     def _end_positions(self) -> dict[Position, int | None]:
@@ -188,6 +211,8 @@ class _SinkRun:
         assert task is not None
         consume = self.consumer.consume
         to_records = self.pipeline.to_sink_records
+        operator = self.errors.operator
+        errant = self.errant
         context = self.context
         control = ControlWatch(self.spec.control_path)
         max_records = self.spec.max_records
@@ -204,25 +229,47 @@ class _SinkRun:
                 return True
             messages = consume(min(_BATCH, remaining), min(_WAIT_S, deadline - now))
             batch_offsets: dict[Position, int] = {}
-            records = to_records(messages, batch_offsets) if messages else []
             self.consumed += len(messages)
+            if errant is not None:
+                errant.set_batch(messages)
+            try:
+                records = to_records(messages, batch_offsets, operator) if messages else []
+            except BatchFailedError as failed:
+                # Put what came before the failing record, so its offsets can be committed.
+                if self._put(task, failed.records, deadline):
+                    self.current.update(batch_offsets)
+                    self.put_records += len(failed.records)
+                raise
             if not self._put(task, records, deadline):
                 return False
+            if errant is not None:
+                errant.maybe_throw_async_error()
             self.current.update(batch_offsets)
             self.put_records += len(records)
             if context.pending_offsets or context.pause_changed:
                 self._apply_requests()
 
     def _put(self, task: SinkTask, records: list[SinkRecord], deadline: float) -> bool:
-        """``put`` with Kafka's redelivery after ``RetriableError``; ``False`` if the lease
-        ended before the batch was accepted (its offsets are then not committed)."""
+        """``put`` with redelivery after ``RetriableError``; ``False`` if the lease ended
+        before the batch was accepted (its offsets are then not committed).
+
+        The wait before redelivery is ``context.timeout(ms)`` when the task set one, else the
+        backoff of ``RetryWithToleranceOperator`` (300 ms, 600 ms, 1.2 s, ... then random
+        below ``errors.retry.delay.max.ms``); redelivery goes on until the lease ends.
+        """
+        attempt = 0
         while True:
             try:
                 task.put(records)
                 return True
             except RetriableError as exc:
+                attempt += 1
                 timeout_ms = self.context.timeout_ms
-                wait = timeout_ms / 1000.0 if timeout_ms > 0 else _DEFAULT_RETRY_WAIT_S
+                wait = (
+                    timeout_ms / 1000.0
+                    if timeout_ms > 0
+                    else self.errors.operator.backoff_ms(attempt) / 1000.0
+                )
                 log.info("%s: put failed, retrying in %.3fs: %s", self._name(), wait, exc)
                 left = deadline - time.monotonic()
                 if left <= wait:

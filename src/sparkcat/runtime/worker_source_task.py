@@ -29,6 +29,8 @@ from sparkcat.api.errors import ConnectError, RetriableError
 from sparkcat.api.source import RecordMetadata, SourceTask
 from sparkcat.kafka import clients
 from sparkcat.runtime import client_cache
+from sparkcat.runtime.error_handling.operator import ProcessingContext, Stage
+from sparkcat.runtime.error_handling.task import TaskErrorHandling
 from sparkcat.runtime.lease import (
     ControlWatch,
     LeaseResult,
@@ -51,6 +53,7 @@ _IDLE_BACKOFF_MIN_S = 0.01
 _IDLE_BACKOFF_MAX_S = 0.1
 _DEFAULT_FLUSH_TIMEOUT_MS = 5000
 _ADMIN_TIMEOUT_S = 30.0
+_EXECUTING_CLASS = "sparkcat.runtime.worker_source_task"  # Kafka: WorkerSourceTask
 # The slot behind SourceRecord.source_partition, read in C for a whole batch.
 _SOURCE_PARTITION = operator.attrgetter("_source_partition")
 
@@ -75,7 +78,10 @@ def run_source_lease(spec: LeaseSpec) -> LeaseResult:
     if not wants_commit_record:
         config["delivery.report.only.error"] = True  # type: ignore[assignment]
     producer = client_cache.get_producer(config)
-    run = _SourceRun(spec, task_class, pipeline, producer, wants_commit_record)
+    errors = TaskErrorHandling.for_task(
+        spec.connector, spec.task, spec.connector_config, spec.worker_config, sink=False
+    )
+    run = _SourceRun(spec, task_class, pipeline, producer, wants_commit_record, errors)
     return run.execute(started)
 
 
@@ -89,8 +95,10 @@ class _SourceRun:
         pipeline: Any,
         producer: Any,
         wants_commit_record: bool,
+        errors: TaskErrorHandling,
     ) -> None:
         self.spec = spec
+        self.errors = errors
         self.task_class = task_class
         self.pipeline = pipeline
         self.producer = producer
@@ -118,6 +126,7 @@ class _SourceRun:
             trace = traceback.format_exc()
         finally:
             trace = self._finish(trace)
+            self.errors.close()
         return LeaseResult(
             self.spec.connector,
             self.spec.task,
@@ -128,6 +137,7 @@ class _SourceRun:
             (),
             trace,
             int((time.monotonic() - started) * 1000),
+            self.errors.snapshot(),
         )
 
     def _start_and_poll(self, started: float) -> None:
@@ -149,16 +159,26 @@ class _SourceRun:
         on_delivery = None if self.wants_commit_record else self._on_delivery_error
         record_callback = self._record_callback if self.wants_commit_record else None
         track = self._track_offsets
+        operator = self.errors.operator
         monotonic = time.monotonic
         backoff = _IDLE_BACKOFF_MIN_S
+        retries = 0
         while True:
             now = monotonic()
             if now >= deadline or self.polled >= max_records or control.stop_requested(now):
                 return
             try:
                 batch = task.poll()
+                retries = 0
             except RetriableError as exc:
-                log.info("Retriable exception from poll of %s: %s", self._name(), exc)
+                # Polled again after Kafka's retry backoff (300 ms, 600 ms, ...), within the lease.
+                retries += 1
+                wait_s = min(operator.backoff_ms(retries) / 1000.0, max(0.0, deadline - now))
+                log.info(
+                    "Retriable exception from poll of %s, polling again in %.3fs: %s",
+                    self._name(), wait_s, exc,
+                )  # fmt: skip
+                time.sleep(wait_s)
                 continue
             if not batch:
                 producer.poll(0)
@@ -169,7 +189,7 @@ class _SourceRun:
             self.polled += len(batch)
             track(batch)
             self.produced += produce_records(
-                batch, producer, on_delivery, ensure_topic, known, record_callback
+                batch, producer, on_delivery, ensure_topic, known, record_callback, operator
             )
             producer.poll(0)
             if self.delivery_errors:
@@ -236,8 +256,19 @@ class _SourceRun:
         self.offsets.update(last)
 
     def _on_delivery_error(self, err: Any, msg: Any) -> None:
-        if err is not None:
+        if err is not None and not self._skip_failed_send(None, err):
             self.delivery_errors.append(err)
+
+    def _skip_failed_send(self, record: Any, err: Any) -> bool:
+        """KIP-779: under ``errors.tolerance=all`` a record whose send failed is reported
+        (stage KAFKA_PRODUCE) and counted as acked; ``False`` when the task must fail."""
+        if not self.errors.tolerate_all:
+            return False
+        context = ProcessingContext(record)
+        self.errors.operator.execute_failed(
+            context, Stage.KAFKA_PRODUCE, _EXECUTING_CLASS, KafkaException(err)
+        )
+        return True
 
     def _record_callback(self, record: Any) -> Callable[[Any, Any], None]:
         task = self.task
@@ -245,7 +276,10 @@ class _SourceRun:
 
         def delivered(err: Any, msg: Any) -> None:
             if err is not None:
-                self.delivery_errors.append(err)
+                if self._skip_failed_send(record, err):
+                    task.commit_record(record, None)
+                else:
+                    self.delivery_errors.append(err)
                 return
             metadata = None
             if msg is not None:

@@ -11,6 +11,8 @@ from confluent_kafka import Message
 from sparkcat.api.data import STRING_SCHEMA
 from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.api.records import Header, Headers, SourceRecord, TimestampType
+from sparkcat.runtime.error_handling import ErrorHandlingMetrics, RetryWithToleranceOperator
+from sparkcat.runtime.error_handling.record_paths import BatchFailedError
 from sparkcat.runtime.lease import resolver_for
 from sparkcat.runtime.pipeline import (
     DEFAULT_HEADER_CONVERTER,
@@ -41,10 +43,10 @@ class RecordingProducer:
         return 0
 
 
-def send(pipeline: Any, records: list[SourceRecord]) -> list[tuple[Any, ...]]:
+def send(pipeline: Any, records: list[SourceRecord], errors: Any = None) -> list[tuple[Any, ...]]:
     producer = RecordingProducer()
     known = {"t", "routed"}
-    pipeline.produce_records(records, producer, None, known.add, known)
+    pipeline.produce_records(records, producer, None, known.add, known, None, errors)
     return producer.sent
 
 
@@ -112,10 +114,13 @@ def test_conversion_failure_fails_unless_tolerated() -> None:
     strict = build_pipeline({}, WORKER, resolver_for({}))
     tolerant = build_pipeline({"errors.tolerance": "all"}, WORKER, resolver_for({}))
 
+    metrics = ErrorHandlingMetrics()
+    operator = RetryWithToleranceOperator.from_config({"errors.tolerance": "all"}, metrics)
+
     with pytest.raises(ConnectError, match="Tolerance exceeded in error handler"):
         send(strict, [bad, good])
-    assert [args[1] for args in send(tolerant, [bad, good])] == [b'"ok"']
-    assert tolerant.skipped == 1
+    assert [args[1] for args in send(tolerant, [bad, good, good], operator)] == [b'"ok"'] * 2
+    assert metrics.get("total-records-skipped") == 1
 
 
 def message(offset: int, key: bytes | None, value: bytes | None, **extra: Any) -> Message:
@@ -156,11 +161,17 @@ def test_sink_side_offsets_cover_records_dropped_by_transforms() -> None:
     assert offsets == {("t", 3): 5}
 
 
-def test_sink_side_bad_value_fails_with_stage() -> None:
+def test_sink_side_bad_value_fails_at_that_record() -> None:
     pipeline = build_pipeline({}, WORKER, resolver_for({}))
+    offsets: dict[tuple[str, int], int] = {}
 
-    with pytest.raises(ConnectError, match="VALUE_CONVERTER"):
-        pipeline.to_sink_records([message(1, None, b"{not json")], {})
+    with pytest.raises(BatchFailedError, match="Tolerance exceeded in error handler") as info:
+        pipeline.to_sink_records(
+            [message(1, None, b"1"), message(2, None, b"{not json"), message(3, None, b"3")],
+            offsets,
+        )
+    assert [r.value for r in info.value.records] == [1]
+    assert offsets == {("t", 3): 2}  # the failing record is the next to consume
 
 
 def test_pipelines_are_cached_per_connector_generation() -> None:
