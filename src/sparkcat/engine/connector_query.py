@@ -287,6 +287,9 @@ class ConnectorQuery:
         self._idle_streak[task] = 0 if row.polled else self._idle_streak.get(task, 0) + 1
         if row.records:
             events.append((self._listener.on_records, self.name, task, int(row.records)))
+        on_task_metrics = getattr(self._listener, "on_task_metrics", None)
+        if on_task_metrics is not None and row.error_metrics and row.error_metrics != "{}":
+            events.append((on_task_metrics, self.name, task, orjson.loads(row.error_metrics)))
         if row.trace:
             self._failed.add(task)
             events.append((self._listener.on_task_failed, self.name, task, row.trace))

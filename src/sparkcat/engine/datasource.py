@@ -27,7 +27,8 @@ FORMAT = "sparkcat_tasks"
 
 RESULT_SCHEMA = (
     "connector string, task int, generation long, records long, polled long, "
-    "source_offsets string, sink_offsets string, trace string, elapsed_ms long"
+    "source_offsets string, sink_offsets string, trace string, elapsed_ms long, "
+    "error_metrics string"
 )
 
 
@@ -85,6 +86,7 @@ class LeaseReader(DataSourceStreamReader):
                 "[]",
                 traceback.format_exc(),
                 0,
+                "{}",
             )
             return
         yield (
@@ -97,6 +99,7 @@ class LeaseReader(DataSourceStreamReader):
             orjson.dumps(result.sink_offsets).decode(),
             result.trace,
             result.elapsed_ms,
+            orjson.dumps(result.error_metrics).decode(),
         )
 
     def commit(self, end: dict[str, Any]) -> None:

@@ -50,6 +50,11 @@ class EngineListener(Protocol):
         """``count`` records were copied by the task (acked by Kafka / accepted by the sink)."""
         ...
 
+    def on_task_metrics(self, connector: str, task: int, metrics: dict[str, float]) -> None:
+        """One lease's task-error-metrics (only sent when non-empty; counters to add up,
+        ``last-error-timestamp`` the latest). Optional: engines call it only if present."""
+        ...
+
 
 class Engine(Protocol):
     """Runs connectors' tasks. Methods are called from the herder; they return promptly

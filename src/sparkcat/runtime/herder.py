@@ -118,6 +118,7 @@ class StandaloneHerder(
         self._state_lock = threading.Lock()
         self._live: dict[str, Live] = {}
         self._records: dict[str, int] = {}
+        self._task_metrics: dict[str, dict[int, dict[str, float]]] = {}  # task-error-metrics
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
         self._topics: dict[str, set[str]] = {}  # KIP-558 active topics per connector
         self._ready = threading.Event()
@@ -273,6 +274,7 @@ class StandaloneHerder(
             with self._state_lock:
                 self._live.pop(name, None)
                 self._records.pop(name, None)
+                self._task_metrics.pop(name, None)
                 self._topics.pop(name, None)
             self.status.remove(name)
 

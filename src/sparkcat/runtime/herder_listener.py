@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from sparkcat.api.errors import NotFoundError
+from sparkcat.runtime.error_handling.metrics import merge_metrics
 from sparkcat.runtime.status import State, TaskStatus
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ class HerderListenerMixin:
     _state_lock: threading.Lock
     _live: dict[str, Live]
     _records: dict[str, int]
+    _task_metrics: dict[str, dict[int, dict[str, float]]]
     _dead_queries: set[str]
     status: StatusStore
     worker_id: str
@@ -92,6 +95,28 @@ class HerderListenerMixin:
         with self._state_lock:
             if connector in self._live:
                 self._records[connector] = self._records.get(connector, 0) + count
+
+    def on_task_metrics(self, connector: str, task: int, metrics: dict[str, float]) -> None:
+        """Add one lease's task-error-metrics to the task's totals; logged when they change."""
+        with self._state_lock:
+            if connector not in self._live:
+                return
+            tasks = self._task_metrics.setdefault(connector, {})
+            total = merge_metrics(tasks.get(task, {}), metrics)
+            changed = total != tasks.get(task)
+            tasks[task] = total
+        if changed:
+            shown = ", ".join(f"{k}={v:g}" for k, v in total.items())
+            log.info("Task %s-%d task-error-metrics: %s", connector, task, shown)
+
+    def task_metrics(self, connector: str, task: int) -> dict[str, float]:
+        """The task's task-error-metrics since this worker started (all zero when it had no
+        errors); ``NotFoundError`` for an unknown connector or task."""
+        with self._state_lock:
+            live = self._live.get(connector)
+            if live is None or not 0 <= task < live.tasks:
+                raise NotFoundError(f"Task {connector}-{task} not found")
+            return merge_metrics(self._task_metrics.get(connector, {}).get(task, {}), {})
 
 
 __all__ = ["HerderListenerMixin", "Live", "TargetState"]

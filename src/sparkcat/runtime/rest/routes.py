@@ -120,6 +120,14 @@ def task_status(request: Request, name: str, task: int) -> dict[str, Any]:
     return _herder(request).task_status(name, task).to_json()  # type: ignore[no-any-return]
 
 
+@router.get("/connectors/{name}/tasks/{task}/metrics")
+def task_metrics(request: Request, name: str, task: int) -> dict[str, Any]:
+    """sparkcat-specific (Kafka exposes these over JMX only): the task's
+    ``task-error-metrics`` (connect-spec §8.5) since the worker started."""
+    metrics = _herder(request).task_metrics(name, task)
+    return {"connector": name, "task": task, "task-error-metrics": metrics}
+
+
 @router.get("/connectors/{name}/topics")
 def connector_topics(request: Request, name: str) -> dict[str, Any]:
     """``{"<name>": {"topics": [...]}}`` (KIP-558); 403 when tracking is disabled."""
