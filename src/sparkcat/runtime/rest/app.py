@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 import sparkcat
-from sparkcat.api.errors import AlreadyExistsError, NotFoundError
+from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.rest import routes, routes_admin, routes_plugins
 from sparkcat.runtime.rest.loggers import Loggers
@@ -99,7 +99,10 @@ def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
         except Exception as exc:
             status = status_of(exc)
             if status >= 500:
-                log.error("Uncaught exception in REST call to %s", request.url.path, exc_info=exc)
+                # Expected failures (ConnectError) log one line; anything else its traceback.
+                trace = not isinstance(exc, ConnectError)
+                log.error("Uncaught exception in REST call to %s: %s", request.url.path, exc,
+                          exc_info=exc if trace else None)  # fmt: skip
             return error_response(status, str(exc))
 
     return app
