@@ -22,6 +22,7 @@ from sparkcat.api.data import (
 from sparkcat.api.errors import ConfigError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
+    FieldCopy,
     KeyValueTransformation,
     SchemaUpdateCache,
     copy_schema_basics,
@@ -95,6 +96,10 @@ class InsertionSpec(NamedTuple):
 class _Plan(NamedTuple):
     schema: Schema
     copied: tuple[tuple[Field, Field], ...]  # (output field, input field)
+    copy: FieldCopy
+    # The inserted fields' initial values: the static value in place (validated once, in
+    # _plan), None for the per-record ones.
+    tail: tuple[Any, ...]
 
 
 class InsertField(KeyValueTransformation):
@@ -119,6 +124,12 @@ class InsertField(KeyValueTransformation):
             raise ConfigError(
                 STATIC_VALUE_CONFIG, "null", f"No value specified for static field: {self._static}"
             )
+        # Only a static field: its value is set once per schema, not per record.
+        self._dynamic = any(
+            spec is not None
+            for spec in (self._topic, self._partition, self._offset, self._timestamp)
+        )
+        self._replace_null = parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]
         self._cache: SchemaUpdateCache[Schema, _Plan] = SchemaUpdateCache()
 
     def apply(self, record: Any) -> Any:
@@ -149,18 +160,26 @@ class InsertField(KeyValueTransformation):
         return self.new_record(record, None, updated)
 
     def _apply_with_schema(self, record: Any, value: Any) -> Any:
-        struct = require_struct(value, _PURPOSE)
+        struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
         plan = self._cache.get_or_build(struct.schema, self._plan)
-        updated = Struct(plan.schema)
-        get = self._get
-        for out_field, in_field in plan.copied:
-            updated.put(out_field, get(struct, in_field))
-        timestamp = record.timestamp
-        ts_value = None
-        if self._timestamp is not None and timestamp is not None:
-            ts_value = Timestamp.to_logical(Timestamp.SCHEMA, timestamp)
-        for name, inserted in self._inserted(record, ts_value):
-            updated.put(name, inserted)
+        copied = plan.copy.read(struct)
+        if copied is None:  # a null in a required field: put() raises Kafka's error for it
+            updated = Struct(plan.schema)
+            get = self._get
+            for out_field, in_field in plan.copied:
+                updated.put(out_field, get(struct, in_field))
+        else:
+            copied.extend(plan.tail)
+            updated = Struct.from_valid_values(plan.schema, copied)
+        if self._dynamic:
+            timestamp = record.timestamp
+            ts_value = None
+            if self._timestamp is not None and timestamp is not None:
+                ts_value = Timestamp.to_logical(Timestamp.SCHEMA, timestamp)
+            for name, inserted in self._inserted(record, ts_value):
+                updated.put(name, inserted)
+        elif copied is None and self._static is not None:
+            updated.put(self._static.name, self._static_value)
         return self.new_record(record, plan.schema, updated)
 
     def _plan(self, schema: Schema) -> _Plan:
@@ -178,7 +197,17 @@ class InsertField(KeyValueTransformation):
             if spec is not None:
                 builder.field(spec.name, optional_schema if spec.optional else required_schema)
         updated = builder.build()
-        return _Plan(updated, tuple(zip(updated.fields, schema.fields, strict=False)))
+        tail: list[Any] = [None] * (len(updated.fields) - len(schema.fields))
+        if self._static is not None and not self._dynamic:
+            field = updated.fields[-1]
+            Schema.validate_value(field.schema, self._static_value, field.name)
+            tail[-1] = self._static_value
+        return _Plan(
+            updated,
+            tuple(zip(updated.fields, schema.fields, strict=False)),
+            FieldCopy(schema.fields, updated, self._replace_null),
+            tuple(tail),
+        )
 
     def close(self) -> None:
         if hasattr(self, "_cache"):

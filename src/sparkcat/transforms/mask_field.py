@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import decimal
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparkcat.api import values
 from sparkcat.api.config import ConfigDef, ConfigType, Importance, NonEmptyString
@@ -14,6 +14,7 @@ from sparkcat.api.data import Field, Schema, Struct, Type
 from sparkcat.api.errors import DataError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
+    FieldCopy,
     KeyValueTransformation,
     NonEmptyListValidator,
     SchemaUpdateCache,
@@ -74,6 +75,10 @@ _FLOAT_CONVERTERS: dict[Type | None, Callable[..., Any]] = {
 }
 
 
+_MISSING: Any = object()
+_IMMUTABLE = (bool, int, float, str, decimal.Decimal, datetime.date, datetime.time)
+
+
 def _empty(value: Any) -> Any:
     if isinstance(value, bool):
         return False
@@ -119,6 +124,14 @@ def _replaced(value: Any, replacement: str, field_type: Type | None) -> Any:
     raise DataError(f"Cannot mask value of type {type_name(value)} with custom replacement.")
 
 
+class _Plan(NamedTuple):
+    fields: tuple[tuple[Field, bool], ...]  # (field, whether it is masked)
+    copy: FieldCopy
+    masked: tuple[Field, ...]
+    # (field index, class of the value) -> masked value, for immutable masked values.
+    constants: dict[tuple[int, type], Any]
+
+
 class MaskField(KeyValueTransformation):
     """Masks the listed fields of a Struct or Map. ``None`` field values stay ``None``."""
 
@@ -128,11 +141,17 @@ class MaskField(KeyValueTransformation):
         parsed = self._parse(configs)
         self._fields = frozenset(parsed[FIELDS_CONFIG])
         self._replacement: str | None = parsed[REPLACEMENT_CONFIG]
-        self._get = field_getter(parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG])
-        self._plans: SchemaUpdateCache[Schema, tuple[tuple[Field, bool], ...]] = SchemaUpdateCache()
+        self._replace_null = parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]
+        self._get = field_getter(self._replace_null)
+        self._plans: SchemaUpdateCache[Schema, _Plan] = SchemaUpdateCache()
 
-    def _plan(self, schema: Schema) -> tuple[tuple[Field, bool], ...]:
-        return tuple((f, f.name in self._fields) for f in schema.fields)
+    def _plan(self, schema: Schema) -> _Plan:
+        return _Plan(
+            tuple((f, f.name in self._fields) for f in schema.fields),
+            FieldCopy(schema.fields, schema, self._replace_null),
+            tuple(f for f in schema.fields if f.name in self._fields),
+            {},
+        )
 
     def _masked(self, value: Any, field_type: Type | None) -> Any:
         if value is None:
@@ -140,6 +159,17 @@ class MaskField(KeyValueTransformation):
         if self._replacement is None:
             return _empty(value)
         return _replaced(value, self._replacement, field_type)
+
+    def _masked_constant(
+        self, constants: dict[tuple[int, type], Any], field: Field, value: Any
+    ) -> Any:
+        """The masked ``value`` of ``field``, validated as put() would. The result depends only
+        on the field and the value's class: immutable results are kept in ``constants``."""
+        masked = self._masked(value, field.schema.type)
+        Schema.validate_value(field.schema, masked, field.name)
+        if isinstance(masked, _IMMUTABLE):
+            constants[(field.index, value.__class__)] = masked
+        return masked
 
     def apply(self, record: Any) -> Any:
         value = self.operating_value(record)
@@ -149,14 +179,28 @@ class MaskField(KeyValueTransformation):
             for name in self._fields:
                 updated[name] = self._masked(original.get(name), None)
             return self.new_record(record, None, updated)
-        struct = require_struct(value, _PURPOSE)
+        struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
         schema = struct.schema
         plan = self._plans.get_or_build(schema, self._plan)
-        out = Struct(schema)
-        get = self._get
-        for field, masked in plan:
-            v = get(struct, field)
-            out.put(field, self._masked(v, field.schema.type) if masked else v)
+        copied = plan.copy.read(struct)
+        if copied is None:  # a null in a required field: put() raises Kafka's error for it
+            out = Struct(schema)
+            get = self._get
+            for field, masked in plan.fields:
+                v = get(struct, field)
+                out.put(field, self._masked(v, field.schema.type) if masked else v)
+        else:
+            # Only the masked values are new; the others are valid already. Fields are checked
+            # in order as put() would (the copied ones cannot fail): same error, same message.
+            constants = plan.constants
+            for field in plan.masked:
+                i = field.index
+                v = copied[i]
+                if v is not None:
+                    copied[i] = constants.get((i, v.__class__), _MISSING)
+                    if copied[i] is _MISSING:
+                        copied[i] = self._masked_constant(constants, field, v)
+            out = Struct.from_valid_values(schema, copied)
         return self.new_record(record, self.operating_schema(record), out)
 
 

@@ -15,6 +15,7 @@ from sparkcat.api.data import Field, Schema, SchemaBuilder, Struct
 from sparkcat.api.errors import ConfigError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
+    FieldCopy,
     KeyValueTransformation,
     SchemaUpdateCache,
     copy_schema_basics,
@@ -132,6 +133,7 @@ def _translate_deprecated(configs: Mapping[str, Any]) -> dict[str, Any]:
 class _Plan(NamedTuple):
     schema: Schema
     pairs: tuple[tuple[Field, Field], ...]  # (output field, input field)
+    copy: FieldCopy
 
 
 class ReplaceField(KeyValueTransformation):
@@ -145,7 +147,8 @@ class ReplaceField(KeyValueTransformation):
         self._exclude = frozenset(parsed[EXCLUDE_CONFIG])
         self._include = frozenset(parsed[INCLUDE_CONFIG])
         self._renames = parse_rename_mappings(parsed[RENAMES_CONFIG])
-        self._get = field_getter(parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG])
+        self._replace_null = parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]
+        self._get = field_getter(self._replace_null)
         self._cache: SchemaUpdateCache[Schema, _Plan] = SchemaUpdateCache()
 
     def _keeps(self, name: str) -> bool:
@@ -163,9 +166,14 @@ class ReplaceField(KeyValueTransformation):
                 if self._keeps(name)
             }
             return self.new_record(record, None, updated)
-        struct = require_struct(value, _PURPOSE)
+        struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
         plan = self._cache.get_or_build(struct.schema, self._plan)
-        out = Struct(plan.schema)
+        copied = plan.copy.read(struct)
+        if copied is not None:
+            return self.new_record(
+                record, plan.schema, Struct.from_valid_values(plan.schema, copied)
+            )
+        out = Struct(plan.schema)  # a null in a required field: put() raises Kafka's error
         get = self._get
         for out_field, in_field in plan.pairs:
             out.put(out_field, get(struct, in_field))
@@ -177,7 +185,11 @@ class ReplaceField(KeyValueTransformation):
         for field in kept:
             builder.field(self._renames.get(field.name, field.name), field.schema)
         updated = builder.build()
-        return _Plan(updated, tuple(zip(updated.fields, kept, strict=True)))
+        return _Plan(
+            updated,
+            tuple(zip(updated.fields, kept, strict=True)),
+            FieldCopy(kept, updated, self._replace_null),
+        )
 
     def close(self) -> None:
         if hasattr(self, "_cache"):

@@ -214,3 +214,75 @@ def test_pickle_round_trip() -> None:
     copy.put("array", [9])  # the copy is independent
     assert original.get("array") == [1, 2]
     copy.validate()
+
+
+# -- whole-struct operations (sparkcat additions) -----------------------------------------------
+
+PAIR_SCHEMA = (
+    SchemaBuilder.struct()
+    .field("id", INT32_SCHEMA)
+    .field("note", SchemaBuilder.string().optional().build())
+    .build()
+)
+
+
+def test_from_values_equals_struct_built_with_put() -> None:
+    built = Struct.from_values(PAIR_SCHEMA, (7, "x"))
+    assert built == Struct(PAIR_SCHEMA).put("id", 7).put("note", "x")
+    assert built.schema is PAIR_SCHEMA
+    assert list(built.values) == [7, "x"]
+    assert Struct.from_values(PAIR_SCHEMA, [7, None]).get("note") is None
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ([None, "x"], 'Invalid value: null used for required field: "id"'),
+        ([2**31, "x"], 'out of range [-2147483648, 2147483647] for field: "id"'),
+        ([1, 2], """Invalid value for schema with type STRING: <class 'int'> for field: "note\""""),
+        ([1], "Struct schema has 2 fields but 1 values were given"),
+        ([1, "x", "y"], "Struct schema has 2 fields but 3 values were given"),
+    ],
+)
+def test_from_values_rejects_what_put_rejects(values: list[object], message: str) -> None:
+    with pytest.raises(DataError) as error:
+        Struct.from_values(PAIR_SCHEMA, values)
+    assert message in str(error.value)
+
+
+def test_from_values_needs_a_struct_schema() -> None:
+    with pytest.raises(DataError):
+        Struct.from_values(INT8_SCHEMA, [1])
+
+
+def test_from_valid_values_adopts_the_list_without_checks() -> None:
+    values: list[object] = [3, None]
+    struct = Struct.from_valid_values(PAIR_SCHEMA, values)
+    assert struct == Struct(PAIR_SCHEMA).put("id", 3)
+    assert struct.values is values
+    # Trusted by contract: a broken contract surfaces when the struct is validated.
+    broken = Struct.from_valid_values(PAIR_SCHEMA, [None, None])
+    with pytest.raises(DataError, match='null used for required field: "id"'):
+        broken.validate()
+
+
+def test_values_reflect_puts_and_keep_unset_fields_as_none() -> None:
+    schema = SchemaBuilder.struct().field("a", DEFAULT_FIELD_SCHEMA).field("b", INT8_SCHEMA).build()
+    struct = Struct(schema)
+    assert list(struct.values) == [None, None]
+    struct.put("b", 5)
+    assert list(struct.values) == [None, 5]
+    assert struct.get("a") == 0  # get applies the default, values does not
+
+
+def test_schema_and_values_are_read_only() -> None:
+    struct = Struct(PAIR_SCHEMA)
+    with pytest.raises(AttributeError):
+        struct.schema = PAIR_SCHEMA  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        struct.values = [1, None]  # type: ignore[misc]
+
+
+def test_struct_from_valid_values_pickles() -> None:
+    struct = Struct.from_valid_values(PAIR_SCHEMA, [1, "x"])
+    assert pickle.loads(pickle.dumps(struct)) == struct
