@@ -10,10 +10,11 @@ locals, no per-record dicts, headers skipped when a record has none.
 * Sink side (:meth:`Pipeline.to_sink_records`): key, value and header conversion into
   :class:`~sparkcat.api.records.SinkRecord`, then transformations.
 
-Errors: the hot loops have no per-stage error handling. When a record raises, the rest of
-the batch (from that record on) goes through :mod:`sparkcat.runtime.error_handling.record_paths`,
-which runs each stage through the lease's ``RetryWithToleranceOperator`` (Kafka's retries,
-``errors.tolerance``, log/DLQ reporting and metrics).
+Errors: the hot loops have no per-stage error handling, only a try around each record (free
+in CPython 3.11 until something raises). A record that raises is processed again by
+:mod:`sparkcat.runtime.error_handling.record_paths`, each stage through the lease's
+``RetryWithToleranceOperator`` (Kafka's retries, ``errors.tolerance``, log/DLQ reporting and
+metrics); the loop then goes on with the next record on the fast path.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from sparkcat.api.records import (
 from sparkcat.runtime.error_handling.metrics import ErrorHandlingMetrics
 from sparkcat.runtime.error_handling.operator import RetryWithToleranceOperator
 from sparkcat.runtime.error_handling.record_paths import (
-    index_of,
     produce_per_record,
     sink_records_per_record,
 )
@@ -144,9 +144,9 @@ class Pipeline:
         ``produce`` call, unless ``record_callback`` is given: then each record's own
         callback, ``record_callback(polled_record)``, which is also called with
         ``(None, None)`` for a record the transformations dropped or ``errors`` skipped. A
-        full producer queue is served by polling, then retried. A failing record sends the
-        rest of the batch through ``errors`` (the lease's operator; a default one built from
-        the connector config when ``None``); a failed ``produce`` call fails the task.
+        full producer queue is served by polling, then retried. A failing record is redone stage by
+        stage through ``errors`` (the lease's operator; a default one built from the
+        connector config when ``None``); a failed ``produce`` call fails the task.
         """
         with _no_gc():
             return self._produce_records(
@@ -225,18 +225,20 @@ class Pipeline:
                     if isinstance(exc, ConnectError):
                         raise
                     raise ConnectError("Unrecoverable exception trying to send") from exc
-                # The rest of the batch, from this record on, stage by stage.
-                start = index_of(records, polled)
+                # This record again, stage by stage; then back to the fast path.
+                if errors is None:
+                    errors = self._default_operator(False)
 
                 def send(rec: Any, hdrs: Any, key: Any, value: Any, callback: Any) -> None:
                     self._send(
                         producer, rec, hdrs, key, value, callback, ensure_topic, known_topics
                     )
 
-                return produced + produce_per_record(
-                    self, records, start, send, errors or self._default_operator(False),
+                produced += produce_per_record(
+                    self, [polled], 0, send, errors,
                     on_delivery if record_callback is None else None, record_callback,
                 )  # fmt: skip
+                stage = _CONVERT
         return produced
 
     def _send(
@@ -290,8 +292,8 @@ class Pipeline:
 
         ``offsets`` receives, per consumed topic-partition, the offset after the last
         message (also for messages a transformation dropped or tolerance skipped). A failing
-        record sends the rest of the batch through ``errors`` (the lease's operator; a
-        default one when ``None``); when the task must fail, ``offsets`` stop at the failing
+        record is redone stage by stage through ``errors`` (the lease's operator; a default
+        one when ``None``); when the task must fail, ``offsets`` stop at the failing
         message and :class:`~sparkcat.runtime.error_handling.record_paths.BatchFailedError`
         carries the records converted before it. Raises :class:`ConnectError` for a
         consumer error in the batch.
@@ -340,11 +342,10 @@ class Pipeline:
                         continue
                 append(record)
             except Exception:
-                # The rest of the batch, from this message on, stage by stage.
-                return sink_records_per_record(
-                    self, messages, index_of(messages, msg), offsets, out,
-                    errors or self._default_operator(True), _consumer_error,
-                )  # fmt: skip
+                # This message again, stage by stage; then back to the fast path.
+                if errors is None:
+                    errors = self._default_operator(True)
+                sink_records_per_record(self, [msg], 0, offsets, out, errors, _consumer_error)
         return out
 
     def _headers_in(self, topic: str, raw: list[tuple[str, bytes | None]]) -> Headers:

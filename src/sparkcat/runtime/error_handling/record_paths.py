@@ -1,8 +1,8 @@
-"""The per-record, per-stage paths of the pipeline, used once a batch's fast path failed.
+"""The per-record, per-stage paths of the pipeline, used for a record whose fast path failed.
 
 :class:`~sparkcat.runtime.pipeline.Pipeline` converts and transforms a batch in one tight
-loop; when a record raises there, the rest of the batch (from that record on) goes through
-these functions, which run every stage through the
+loop; a record that raises there is processed again by these functions (given a list and a
+start index, they handle ``items[start:]``), which run every stage through the
 :class:`~sparkcat.runtime.error_handling.operator.RetryWithToleranceOperator` (Kafka's stage
 order and executing classes), so retries, tolerance, reporting and metrics apply per record.
 """
