@@ -219,3 +219,63 @@ def test_stopped_is_the_last_call_exactly_once_per_instance(
     starts = sorted(int(calls[0].split()[1]) for calls in per_instance.values())
     assert starts[0] == 0
     assert len(set(starts)) > 1
+
+
+def test_transform_chains_with_predicates_apply_on_both_sides(
+    engine: SparkEngine, tmp_path: Path
+) -> None:
+    """Kafka's chain syntax, unchanged: RegexRouter and InsertHeader on two sources, and on
+    the sink a negated HasHeaderKey predicate that filters out the untagged source."""
+    raw = unique("orders") + "-raw"
+    routed = raw.removesuffix("-raw") + "-clean"
+    listener = RecordingListener()
+    route = {
+        "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+        "transforms.route.regex": "(.*)-raw",
+        "transforms.route.replacement": "$1-clean",
+    }
+    tagged_file, untagged_file = tmp_path / "tagged.txt", tmp_path / "untagged.txt"
+    tagged_file.write_text("t1\nt2\nt3\n")
+    untagged_file.write_text("u1\nu2\n")
+    for name, path, extra in (
+        (
+            "tagged",
+            tagged_file,
+            {
+                "transforms": "route,tag",
+                "transforms.tag.type": "InsertHeader",
+                "transforms.tag.header": "origin",
+                "transforms.tag.value.literal": "tagged-file",
+            },
+        ),
+        ("untagged", untagged_file, {"transforms": "route"}),
+    ):
+        plan = file_source(name, path, raw)
+        config = {**plan.connector_config, **route, **extra}
+        engine.start_connector(
+            ConnectorPlan(name, "source", config, [dict(config, **{"task.class": FILE_SOURCE})]),
+            listener,
+        )
+    sink_file = tmp_path / "sink.txt"
+    sink = file_sink("filtered-sink", sink_file, routed)
+    sink_config = {
+        **sink.connector_config,
+        "transforms": "onlyTagged",
+        "transforms.onlyTagged.type": "Filter",
+        "transforms.onlyTagged.predicate": "hasOrigin",
+        "transforms.onlyTagged.negate": "true",
+        "predicates": "hasOrigin",
+        "predicates.hasOrigin.type": "HasHeaderKey",
+        "predicates.hasOrigin.name": "origin",
+    }
+    engine.start_connector(
+        ConnectorPlan(
+            "filtered-sink", "sink", sink_config, [dict(sink_config, **{"task.class": FILE_SINK})]
+        ),
+        listener,
+    )
+    wait_for(lambda: sorted(lines_of(sink_file)) == ["t1", "t2", "t3"], 90, "tagged lines")
+    # The untagged lines did reach the routed topic; the sink's chain dropped them.
+    wait_for(lambda: listener.records.get("untagged", 0) == 2, 30, "untagged lines produced")
+    time.sleep(2)
+    assert sorted(lines_of(sink_file)) == ["t1", "t2", "t3"]
