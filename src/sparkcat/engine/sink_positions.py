@@ -20,8 +20,11 @@ log = logging.getLogger(__name__)
 
 TopicPartitionKey = tuple[str, int]
 
-# How often the topics a sink reads are listed again, for topics.regex and new partitions.
+# How often the topics a sink reads are listed again, for topics.regex and new partitions;
+# while a sink has no partition at all (its topic is not created yet, typically by a source
+# starting beside it) it looks every second, so its first records are not 10 s late.
 METADATA_REFRESH_S = 10.0
+EMPTY_REFRESH_S = 1.0
 
 
 def _topic_selector(connector_config: Mapping[str, str]) -> tuple[set[str], re.Pattern[str] | None]:
@@ -52,7 +55,8 @@ class SinkPositions:
 
     def refresh(self, force: bool = False) -> None:
         """List topics again (at most every METADATA_REFRESH_S) and learn new partitions."""
-        if not force and time.monotonic() - self._listed_at < METADATA_REFRESH_S:
+        interval = METADATA_REFRESH_S if self._positions else EMPTY_REFRESH_S
+        if not force and time.monotonic() - self._listed_at < interval:
             return
         self._listed_at = time.monotonic()
         # list_topics() without a topic name: naming an unknown topic makes some brokers
