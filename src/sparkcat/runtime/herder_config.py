@@ -131,16 +131,16 @@ class HerderConfigMixin:
             raise ConnectError(f"Failed to read the config definition of {plugin}: {exc}") from exc
         keys = dict(own.config_keys()) if own is not None else {}
         if kind in ("sink", "source"):
-            base = sink_config_def(self.registry) if kind == "sink" else source_config_def(
-                self.registry
+            base = (
+                sink_config_def(self.registry)
+                if kind == "sink"
+                else source_config_def(self.registry)
             )
             for key_name, key in base.config_keys().items():
                 keys.setdefault(key_name, key)
         return [config_key_info(key) for key in keys.values()]
 
-    def validate_plugin_config(
-        self, plugin: str, config: Mapping[str, str | None]
-    ) -> ConfigInfos:
+    def validate_plugin_config(self, plugin: str, config: Mapping[str, str | None]) -> ConfigInfos:
         """``PUT /connector-plugins/{plugin}/config/validate`` (``connector.class`` must be
         in ``config`` and name the same plugin)."""
         included = config.get(CONNECTOR_CLASS_CONFIG)
