@@ -160,18 +160,26 @@ def _read_json(path: str) -> Any:
 
 
 def _create_body(path: str) -> dict[str, Any]:
-    from sparkcat.cli import UsageError, read_connector_file
+    """The ``POST /connectors`` body of a connector file (the worker validates it)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ManageError(f"cannot read connector config {path}: {exc.strerror or exc}") from exc
+    if path.endswith(".json") or text.lstrip().startswith("{"):
+        data = _read_json(path)
+        if not isinstance(data, dict):
+            raise ManageError(f"connector config {path} must be a JSON object")
+        if isinstance(data.get("config"), dict):
+            return data  # a create request: name, config, initial_state, initial_offsets
+        return {"name": data.get("name"), "config": data}
+    from sparkcat.api.errors import ConfigError
+    from sparkcat.runtime.properties import parse_properties
 
     try:
-        request = read_connector_file(path)
-    except UsageError as exc:
-        raise ManageError(str(exc)) from exc
-    body: dict[str, Any] = {"name": request.name, "config": request.config}
-    if request.initial_state is not None:
-        body["initial_state"] = request.initial_state
-    if request.initial_offsets is not None:
-        body["initial_offsets"] = request.initial_offsets
-    return body
+        props = parse_properties(text)
+    except ConfigError as exc:
+        raise ManageError(f"invalid connector config {path}: {exc}") from exc
+    return {"name": props.get("name"), "config": props}
 
 
 def run_command(client: Client, args: argparse.Namespace) -> Result:
