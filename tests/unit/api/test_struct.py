@@ -278,9 +278,9 @@ def test_values_reflect_puts_and_keep_unset_fields_as_none() -> None:
 def test_schema_and_values_are_read_only() -> None:
     struct = Struct(PAIR_SCHEMA)
     with pytest.raises(AttributeError):
-        struct.schema = PAIR_SCHEMA  # type: ignore[misc]
+        struct.schema = PAIR_SCHEMA
     with pytest.raises(AttributeError):
-        struct.values = [1, None]  # type: ignore[misc]
+        struct.values = [1, None]
 
 
 def test_struct_from_valid_values_pickles() -> None:

@@ -1,24 +1,32 @@
 """Generated per-schema functions for STRUCT values, the hot path of JsonConverter.
 
-A struct encoder is one straight-line function: read each slot of the Struct, handle nulls
-and the values Java prints differently, build the payload dict in one display. A decoder does
-the reverse and fills the new Struct's slots at once. Values of a Struct were validated by
-``Struct.put``, so encoding only re-checks what JSON needs. Only indices and fixed snippets
-are spliced into the generated source; names, schemas and helpers are passed as globals.
+A struct encoder is one straight-line function: read the Struct's values, handle nulls and the
+values Java prints differently, build the payload dict in one display. A decoder does the
+reverse and builds the Struct from all its values at once. Values of a Struct were validated by
+``Struct.put`` (or promised valid to ``Struct.from_valid_values``), so encoding only re-checks
+what JSON needs. Only indices and fixed snippets are spliced into the generated source; names,
+schemas and helpers are passed as globals.
 
-This module reads ``Struct``'s slots (``_schema``, ``_values``) directly: going through
-``get_without_default`` per field would cost more than writing the JSON.
+For a top-level STRUCT schema the converter also gets *message* functions: the encoder
+returns the final bytes (``{"schema":…,"payload":…}`` with the schema's bytes spliced in, or
+the bare payload) and the decoder takes the message bytes of a known envelope prefix to a
+``SchemaAndValue``, so a record costs one generated call on top of orjson.
 """
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from sparkcat.api.data import Schema, Struct, Type
+import orjson
+
+from sparkcat.api.data import Schema, SchemaAndValue, Struct, Type
 from sparkcat.api.errors import DataError
 from sparkcat.converters.json._encode import NULL_REQUIRED, encode_double
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sparkcat.converters.json._decode import DecoderFactory
     from sparkcat.converters.json._encode import Encoder, EncoderFactory
 
@@ -48,11 +56,21 @@ def _encode_float(value: Any) -> Any:
     return encode_double(float(value))
 
 
-def struct_encoder(factory: EncoderFactory, schema: Schema) -> Encoder:
-    """An encoder for non-null Struct values of ``schema``."""
-    ns: dict[str, Any] = {"S": schema, "Struct": Struct, "MISMATCH": _mismatch}
-    body: list[str] = []
-    items: list[str] = []
+def _unpack(count: int, source: str) -> str:
+    # "x0, = ..." keeps the 1-field case valid; unpacking a sequence is one bytecode.
+    if count == 0:
+        return "    pass"
+    return "    " + "".join(f"x{i}, " for i in range(count)) + "= " + source
+
+
+def _encode_lines(factory: EncoderFactory, schema: Schema, ns: dict[str, Any]) -> list[str]:
+    """Statements that read a Struct ``s`` of ``schema`` into ``x0 …`` ready for orjson."""
+    ns.update(S=schema, Struct=Struct, MISMATCH=_mismatch)
+    body = [
+        "    if s.__class__ is not Struct and not isinstance(s, Struct): MISMATCH(s)",
+        "    if s.schema is not S and s.schema != S: MISMATCH(s)",
+        _unpack(len(schema.fields), "s.values"),
+    ]
     for i, field in enumerate(schema.fields):
         fs = field.schema
         ns[f"K{i}"] = field.name
@@ -73,21 +91,47 @@ def struct_encoder(factory: EncoderFactory, schema: Schema) -> Encoder:
         elif not (fs.name is None and fs.type in _PLAIN):
             ns[f"E{i}"] = factory.value_encoder(fs)
             body.append(guard.format(cond="True") + f"x{i} = E{i}(x{i})")
-        items.append(f"K{i}: x{i}")
+    return body
+
+
+def _payload_display(schema: Schema) -> str:
+    return "{" + ", ".join(f"K{i}: x{i}" for i in range(len(schema.fields))) + "}"
+
+
+def struct_encoder(factory: EncoderFactory, schema: Schema) -> Encoder:
+    """An encoder for non-null Struct values of ``schema`` (to the payload dict)."""
+    ns: dict[str, Any] = {}
+    body = _encode_lines(factory, schema, ns)
+    source = "\n".join(["def encode_struct(s):", *body, "    return " + _payload_display(schema)])
+    return _compile(source, "encode_struct", ns)  # type: ignore[no-any-return]
+
+
+def struct_message_encoder(
+    factory: EncoderFactory, schema: Schema, prefix: bytes | None, encode_any: Encoder
+) -> Callable[[Any], bytes]:
+    """``value`` of ``schema`` → the message bytes: ``prefix + payload + b"}"`` (the envelope)
+    or the payload alone (``prefix`` None). ``encode_any`` handles what is not a Struct
+    (``None``, wrong classes) with the general rules."""
+    ns: dict[str, Any] = {"dumps": orjson.dumps, "ANY": encode_any}
+    body = _encode_lines(factory, schema, ns)
+    payload = "dumps(" + _payload_display(schema) + ")"
+    if prefix is None:
+        result = payload
+        other = "dumps(ANY(s))"
+    else:
+        # One %-format builds the envelope in a single allocation (% in the schema escaped).
+        ns["ENVELOPE"] = prefix.replace(b"%", b"%%") + b"%b}"
+        result = f"ENVELOPE % {payload}"
+        other = "ENVELOPE % dumps(ANY(s))"
     source = "\n".join(
         [
-            "def encode_struct(s):",
-            "    if s.__class__ is not Struct and not isinstance(s, Struct): MISMATCH(s)",
-            "    if s._schema is not S and s._schema != S: MISMATCH(s)",
-            # Unpacking the slot list is one bytecode; "x0, = ..." keeps the 1-field case valid.
-            "    " + "".join(f"x{i}, " for i in range(len(schema.fields))) + "= s._values"
-            if schema.fields
-            else "    pass",
-            *body,
-            "    return {" + ", ".join(items) + "}",
+            "def encode_message(s):",
+            f"    if s.__class__ is not Struct: return {other}",
+            *body[1:],
+            f"    return {result}",
         ]
     )
-    return _compile(source, "encode_struct", ns)  # type: ignore[no-any-return]
+    return _compile(source, "encode_message", ns)  # type: ignore[no-any-return]
 
 
 def _fast_check(i: int, fs: Schema) -> str | None:
@@ -106,45 +150,100 @@ def _fast_check(i: int, fs: Schema) -> str | None:
     return None
 
 
-def struct_decoder(factory: DecoderFactory, schema: Schema) -> Any:
-    """A decoder for non-null JSON objects of ``schema`` → Struct."""
-    ns: dict[str, Any] = {
-        "S": schema,
-        "NEW": Struct.__new__,
-        "Struct": Struct,
-        "NOT_OBJECT": factory.not_object,
-    }
+def _decode_lines(
+    factory: DecoderFactory, schema: Schema, ns: dict[str, Any], indent: str
+) -> list[str]:
+    """Statements turning the JSON values ``x0 …`` of ``schema``'s fields into Connect values."""
     body: list[str] = []
     for i, field in enumerate(schema.fields):
         fs = field.schema
         ns[f"K{i}"] = field.name
         ns[f"D{i}"] = factory.type_decoder(fs)
-        body.append(f"    x{i} = g(K{i})")
         check = _fast_check(i, fs)
         convert = f"x{i} = D{i}(x{i})"
         if fs.default_value is not None and factory.replace_null:
             ns[f"C{i}"] = fs.default_value
-            body.append(f"    if x{i} is None: x{i} = C{i}")
-            guard = "    else: " if check is None else f"    elif not ({check}): "
+            body.append(f"if x{i} is None: x{i} = C{i}")
+            guard = "else: " if check is None else f"elif not ({check}): "
         elif not fs.optional:
             ns[f"N{i}"] = factory.null_handler(fs)
-            body.append(f"    if x{i} is None: x{i} = N{i}()")
-            guard = "    else: " if check is None else f"    elif not ({check}): "
+            body.append(f"if x{i} is None: x{i} = N{i}()")
+            guard = "else: " if check is None else f"elif not ({check}): "
         else:
-            guard = f"    if x{i} is not None" + ("" if check is None else f" and not ({check})")
+            guard = f"if x{i} is not None" + ("" if check is None else f" and not ({check})")
             guard += ": "
         body.append(guard + convert)
-    values = ", ".join(f"x{i}" for i in range(len(schema.fields)))
+    return [indent + line for line in body]
+
+
+def _values_list(schema: Schema) -> str:
+    return "[" + ", ".join(f"x{i}" for i in range(len(schema.fields))) + "]"
+
+
+def struct_decoder(factory: DecoderFactory, schema: Schema) -> Any:
+    """A decoder for non-null JSON objects of ``schema`` → Struct."""
+    ns: dict[str, Any] = {
+        "S": schema,
+        "STRUCT": Struct.from_valid_values,
+        "NOT_OBJECT": factory.not_object,
+    }
+    fetch = [f"    x{i} = g(K{i})" for i in range(len(schema.fields))]
     source = "\n".join(
         [
             "def decode_struct(p):",
             "    if p.__class__ is not dict: NOT_OBJECT(p)",
             "    g = p.get",
-            *body,
-            "    s = NEW(Struct)",
-            "    s._schema = S",
-            f"    s._values = [{values}]",
-            "    return s",
+            *fetch,
+            *_decode_lines(factory, schema, ns, "    "),
+            f"    return STRUCT(S, {_values_list(schema)})",
         ]
     )
     return _compile(source, "decode_struct", ns)
+
+
+def struct_message_decoder(
+    factory: DecoderFactory, schema: Schema, prefix: bytes, decode_any: Callable[[Any], Any]
+) -> Callable[[bytes], SchemaAndValue | None]:
+    """Message bytes → ``SchemaAndValue`` for messages that are ``prefix`` (an envelope whose
+    schema is ``schema``) + payload + ``}``; ``None`` for any other message (the caller parses
+    it in full). ``decode_any`` is the general decoder of ``schema``'s payloads."""
+    count = len(schema.fields)
+    ns: dict[str, Any] = {
+        "S": schema,
+        "P": prefix,
+        "LP": len(prefix),
+        "loads": orjson.loads,
+        "JSONDecodeError": orjson.JSONDecodeError,
+        "STRUCT": Struct.from_valid_values,
+        "SV": SchemaAndValue,
+        "NEW_SV": tuple.__new__,  # SchemaAndValue is a NamedTuple: skips its Python __new__
+        "ANY": decode_any,
+        # All fields in one C call; a missing field (KeyError) takes the general decoder.
+        "FIELDS": itemgetter(*(field.name for field in schema.fields)) if count else None,
+    }
+    if count == 0:
+        fetch = "pass"
+    elif count == 1:
+        fetch = "x0 = FIELDS(p)"  # itemgetter of one key returns the value itself
+    else:
+        fetch = "".join(f"x{i}, " for i in range(count)) + "= FIELDS(p)"
+    source = "\n".join(
+        [
+            "def decode_message(data):",
+            "    if not (data.startswith(P) and data[-1] == 125):",  # 125 is "}"
+            "        return None",
+            "    try:",
+            "        p = loads(data[LP:-1])",
+            "    except JSONDecodeError:",  # not only a payload (extra fields, leading zeros)
+            "        return None",
+            "    if p.__class__ is dict:",
+            "        try:",
+            "            " + fetch,
+            "        except KeyError:",
+            "            return NEW_SV(SV, (S, ANY(p)))",
+            *_decode_lines(factory, schema, ns, "        "),
+            f"        return NEW_SV(SV, (S, STRUCT(S, {_values_list(schema)})))",
+            "    return NEW_SV(SV, (S, ANY(p)))",
+        ]
+    )
+    return _compile(source, "decode_message", ns)  # type: ignore[no-any-return]

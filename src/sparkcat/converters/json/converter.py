@@ -2,27 +2,33 @@
 
 With ``schemas.enable=true`` every message is the envelope ``{"schema":…,"payload":…}``; with
 ``false`` only the payload. Output bytes equal Kafka's (Jackson's key order, compact
-separators, Java number text). Per-record work is kept to a few dict lookups: encoders and
-decoders are compiled once per schema and cached (``schemas.cache.size`` entries in each
-direction), and the schema of the previous message is remembered so that a stream of messages
-with one schema skips parsing the envelope's schema entirely.
+separators, Java number text). Per-record work is one generated call: message encoders and
+decoders are compiled once per schema (for STRUCT schemas, straight-line code per field) and
+cached (``schemas.cache.size`` entries in each direction). The encoder splices the envelope's
+constant schema bytes around ``orjson.dumps`` of the payload; the schema of the previous
+record is remembered by identity, and the envelope prefix of the previous message is compared
+as bytes, so a stream with one schema never re-renders or re-parses the schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 from sparkcat.api.config import ConfigDef
 from sparkcat.api.converter import Converter, HeaderConverter
-from sparkcat.api.data import Schema, SchemaAndValue
+from sparkcat.api.data import Date, Decimal, Schema, SchemaAndValue, Time, Timestamp, Type
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters._config import with_converter_type
 from sparkcat.converters.json._decode import Decoder, DecoderFactory, loads, loads_exact
-from sparkcat.converters.json._encode import Encoder, EncoderFactory, encode_schemaless
+from sparkcat.converters.json._encode import EncoderFactory, encode_schemaless
+from sparkcat.converters.json._struct_codegen import (
+    struct_message_decoder,
+    struct_message_encoder,
+)
 from sparkcat.converters.json.config import CONFIG_DEF, DecimalFormat, JsonConverterConfig
 from sparkcat.converters.json.schema import (
     LRUCache,
@@ -41,8 +47,16 @@ _DECIMAL_NAME = b"org.apache.kafka.connect.data.Decimal"
 _DUMPS_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
-def _nothing(value: Any) -> Any:  # pragma: no cover - placeholder, never called
-    raise AssertionError
+MessageEncoder = Callable[[Any], bytes]
+MessageDecoder = Callable[[bytes], SchemaAndValue | None]
+_LOGICAL_NAMES = frozenset(
+    (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME)
+)
+_NULL = SchemaAndValue.NULL
+
+
+def _no_message(data: bytes) -> SchemaAndValue | None:
+    return None  # no envelope seen yet: every message takes the full parse
 
 
 def _orjson_default(value: Any) -> Any:
@@ -80,21 +94,19 @@ class JsonConverter(Converter, HeaderConverter):
         self._encoders = EncoderFactory(numeric, config.replace_null_with_default)
         self._decoders = DecoderFactory(config.replace_null_with_default)
         size = config.schema_cache_size
-        self._from_connect_cache: LRUCache[Schema, tuple[Schema, bytes, Encoder, Encoder]] = (
+        # schema -> message encoder (value -> the message's bytes)
+        self._from_connect_cache: LRUCache[Schema, MessageEncoder] = LRUCache(size)
+        # compact envelope schema JSON -> (schema, decoder of any payload, needs exact numbers,
+        # message decoder)
+        self._to_connect_cache: LRUCache[bytes, tuple[Schema, Decoder, bool, MessageDecoder]] = (
             LRUCache(size)
         )
-        self._to_connect_cache: LRUCache[bytes, tuple[Schema, Decoder, Decoder, bool]] = LRUCache(
-            size
-        )
-        # Never a real schema: "last encoding" starts out as a miss.
-        self._last_encoding: tuple[Any, bytes, Encoder, Encoder] = (
-            object(),
-            b"",
-            _nothing,
-            _nothing,
-        )
-        self._last_prefix: bytes | None = None
-        self._last_decoding: tuple[Schema, Decoder, Decoder] | None = None
+        # The schema of the previous record and its message encoder: a stream of records of
+        # one schema object costs one identity check before the generated code runs.
+        self._last_schema: Any = object()  # never a real schema: the first record misses
+        self._last_encode: MessageEncoder = _no_message  # type: ignore[assignment]
+        # The message decoder of the previous envelope (returns None for other messages).
+        self._last_decode: MessageDecoder = _no_message
 
     def close(self) -> None:
         """Nothing to release."""
@@ -105,6 +117,8 @@ class JsonConverter(Converter, HeaderConverter):
     ) -> bytes | None:
         """Serialize ``value``; ``None`` (a tombstone) when both schema and value are None."""
         try:
+            if schema is self._last_schema:
+                return self._last_encode(value)
             if schema is None:
                 if value is None:
                     return None
@@ -112,28 +126,34 @@ class JsonConverter(Converter, HeaderConverter):
                 if self._schemas_enabled:
                     return _NULL_ENVELOPE_PREFIX + payload + b"}"
                 return payload
-            last = self._last_encoding
-            if last[0] is not schema:
-                last = self._encoding_for(schema)
-            # last = (schema, envelope prefix, encoder of non-null values, encoder of any value)
-            payload = orjson.dumps(last[2](value) if value is not None else last[3](value))
-            return last[1] + payload + b"}" if self._schemas_enabled else payload
+            return self._encoder_for(schema)(value)
         except DataError as e:
             raise DataError(f"{e} (topic '{topic}')") from e
         except TypeError as e:  # orjson met a value no encoder vetted
             raise DataError(f"Cannot convert a value of topic '{topic}' to JSON: {e}") from e
 
-    def _encoding_for(self, schema: Schema) -> tuple[Schema, bytes, Encoder, Encoder]:
-        entry = self._from_connect_cache.get(schema)
-        if entry is None:
-            json_schema = self.as_json_schema(schema)
-            prefix = b'{"schema":' + orjson.dumps(json_schema) + b',"payload":'
-            encoders = self._encoders
-            encode = encoders.type_encoder(schema)
-            entry = (schema, prefix, encode, encoders.value_encoder(schema, encode))
-            self._from_connect_cache.put(schema, entry)
-        self._last_encoding = entry
-        return entry
+    def _encoder_for(self, schema: Schema) -> MessageEncoder:
+        encode_message = self._from_connect_cache.get(schema)
+        if encode_message is None:
+            encode_message = self._message_encoder(schema)
+            self._from_connect_cache.put(schema, encode_message)
+        self._last_schema = schema
+        self._last_encode = encode_message
+        return encode_message
+
+    def _message_encoder(self, schema: Schema) -> MessageEncoder:
+        encoders = self._encoders
+        encode_any = encoders.value_encoder(schema, encoders.type_encoder(schema))
+        prefix = None
+        if self._schemas_enabled:
+            prefix = b'{"schema":' + orjson.dumps(self.as_json_schema(schema)) + b',"payload":'
+        if schema.type is Type.STRUCT and schema.name not in _LOGICAL_NAMES:
+            return struct_message_encoder(encoders, schema, prefix, encode_any)
+        dumps = orjson.dumps
+        if prefix is None:
+            return lambda value: dumps(encode_any(value))
+        envelope = prefix.replace(b"%", b"%%") + b"%b}"
+        return lambda value: envelope % dumps(encode_any(value))
 
     def as_json_schema(self, schema: Schema | None) -> dict[str, Any] | None:
         """The envelope form of ``schema`` (``None`` for no schema)."""
@@ -147,21 +167,20 @@ class JsonConverter(Converter, HeaderConverter):
     ) -> SchemaAndValue:
         """Deserialize ``data``; :class:`DataError` naming ``topic`` if it is not valid."""
         if data is None:
-            return SchemaAndValue(None, None)
+            return _NULL
         try:
-            if not self._schemas_enabled:
-                return SchemaAndValue(None, loads(data) if data else None)
-            prefix = self._last_prefix
-            if prefix is not None and data.startswith(prefix) and data[-1] == 0x7D:  # "}"
-                schema, decode, decode_any = self._last_decoding  # type: ignore[misc]
-                try:
-                    payload = orjson.loads(data[len(prefix) : -1])
-                except orjson.JSONDecodeError:
-                    pass  # not just a payload after all (e.g. extra fields): parse it all
-                else:
-                    value = decode(payload) if payload is not None else decode_any(payload)
-                    return _new_sv(SchemaAndValue, (schema, value))
-            return self._decode_envelope(data)
+            if self._schemas_enabled:
+                result = self._last_decode(data)
+                if result is not None:
+                    return result
+                return self._decode_envelope(data)
+            if not data:
+                return _NULL
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                value = loads(data)  # Jackson's leniencies, or Kafka's error
+            return _new_sv(SchemaAndValue, (None, value))
         except DataError as e:
             raise DataError(f"{e} (topic '{topic}')") from e
 
@@ -183,24 +202,29 @@ class JsonConverter(Converter, HeaderConverter):
         key = orjson.dumps(json_schema, default=_key_default)
         entry = self._to_connect_cache.get(key)
         if entry is None:
-            schema = self.as_connect_schema(json_schema)
-            assert schema is not None
-            decoders = self._decoders
-            decode = decoders.type_decoder(schema)
-            entry = (
-                schema,
-                decode,
-                decoders.value_decoder(schema, decode),
-                contains_decimal(schema),
-            )
+            entry = self._decoding(key, json_schema)
             self._to_connect_cache.put(key, entry)
-        schema, decode, decode_any, needs_exact = entry
+        schema, decode_any, needs_exact, decode_message = entry
         if needs_exact and not exact:
             envelope = loads_exact(data)
         elif not needs_exact and not exact:
-            self._last_prefix = b'{"schema":' + key + b',"payload":'
-            self._last_decoding = (schema, decode, decode_any)
+            # Messages that start with these same schema bytes skip the schema from now on.
+            self._last_decode = decode_message
         return SchemaAndValue(schema, decode_any(envelope["payload"]))
+
+    def _decoding(
+        self, key: bytes, json_schema: Any
+    ) -> tuple[Schema, Decoder, bool, MessageDecoder]:
+        schema = self.as_connect_schema(json_schema)
+        assert schema is not None
+        decoders = self._decoders
+        decode_any = decoders.value_decoder(schema, decoders.type_decoder(schema))
+        prefix = b'{"schema":' + key + b',"payload":'
+        if schema.type is Type.STRUCT and schema.name not in _LOGICAL_NAMES:
+            decode_message = struct_message_decoder(decoders, schema, prefix, decode_any)
+        else:
+            decode_message = _message_decoder(schema, prefix, decode_any)
+        return schema, decode_any, contains_decimal(schema), decode_message
 
     def as_connect_schema(self, json_schema: Any) -> Schema | None:
         """The Connect schema of an envelope schema object (``None`` for JSON null)."""
@@ -257,3 +281,21 @@ def _has_java_only_float(value: Any) -> bool:
 
 # SchemaAndValue is a NamedTuple: tuple.__new__ skips its Python-level constructor.
 _new_sv = tuple.__new__
+
+
+def _message_decoder(schema: Schema, prefix: bytes, decode_any: Decoder) -> MessageDecoder:
+    """Decodes messages that are ``prefix`` + payload + ``}`` (``None`` for any other)."""
+    skip = len(prefix)
+    parse = orjson.loads
+    invalid = orjson.JSONDecodeError
+
+    def decode_message(data: bytes) -> SchemaAndValue | None:
+        if not (data.startswith(prefix) and data[-1] == 0x7D):  # "}"
+            return None
+        try:
+            payload = parse(data[skip:-1])
+        except invalid:  # not only a payload (extra fields, leading zeros): parse it all
+            return None
+        return _new_sv(SchemaAndValue, (schema, decode_any(payload)))
+
+    return decode_message
