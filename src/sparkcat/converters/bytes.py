@@ -14,6 +14,8 @@ from sparkcat.api.records import Headers
 from sparkcat.converters._config import new_converter_config_def
 
 CONFIG_DEF = new_converter_config_def()
+_NULL = SchemaAndValue(OPTIONAL_BYTES_SCHEMA, None)
+_new_sv = tuple.__new__  # SchemaAndValue is a NamedTuple: skips its Python-level constructor
 
 
 class ByteArrayConverter(Converter, HeaderConverter):
@@ -32,6 +34,8 @@ class ByteArrayConverter(Converter, HeaderConverter):
             raise DataError(f"Invalid schema type for ByteArrayConverter: {schema.type}")
         if value is None:
             return None
+        if value.__class__ is bytes:
+            return value  # immutable: no copy needed
         if not isinstance(value, bytes | bytearray | memoryview):
             raise DataError(
                 f"ByteArrayConverter is not compatible with objects of type {type(value)}"
@@ -41,7 +45,11 @@ class ByteArrayConverter(Converter, HeaderConverter):
     def to_connect_data(
         self, topic: str, data: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
-        return SchemaAndValue(OPTIONAL_BYTES_SCHEMA, None if data is None else bytes(data))
+        if data is None:
+            return _NULL
+        if data.__class__ is not bytes:
+            data = bytes(data)
+        return _new_sv(SchemaAndValue, (OPTIONAL_BYTES_SCHEMA, data))
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

@@ -30,6 +30,8 @@ from sparkcat.api.records import Headers
 from sparkcat.converters._config import new_converter_config_def, with_converter_type
 
 CONFIG_DEF = new_converter_config_def()
+_new_sv = tuple.__new__  # SchemaAndValue is a NamedTuple: skips its Python-level constructor
+_NULL_BOOLEAN = SchemaAndValue(OPTIONAL_BOOLEAN_SCHEMA, None)
 
 
 class NumberConverter(Converter, HeaderConverter):
@@ -54,7 +56,8 @@ class NumberConverter(Converter, HeaderConverter):
     ) -> bytes | None:
         if value is None:
             return None
-        if not self._accepts(value):
+        # Every numeric converter takes a plain int; other classes ask the converter.
+        if value.__class__ is not int and not self._accepts(value):
             raise DataError(f"Failed to serialize to {self.type_name} (was {type(value)}): ")
         try:
             return self.codec.pack(value)
@@ -65,13 +68,13 @@ class NumberConverter(Converter, HeaderConverter):
         self, topic: str, data: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         if data is None:
-            return SchemaAndValue(self.schema, None)
+            return _new_sv(SchemaAndValue, (self.schema, None))
         if len(data) != self.codec.size:
             raise DataError(
                 f"Failed to deserialize {self.type_name}: Size of data received by "
                 f"{self.deserializer_name} is not {self.codec.size} (topic '{topic}')"
             )
-        return SchemaAndValue(self.schema, self.codec.unpack(data)[0])
+        return _new_sv(SchemaAndValue, (self.schema, self.codec.unpack(data)[0]))
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any
@@ -159,7 +162,7 @@ class BooleanConverter(Converter, HeaderConverter):
         self, topic: str, data: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         if data is None:
-            return SchemaAndValue(OPTIONAL_BOOLEAN_SCHEMA, None)
+            return _NULL_BOOLEAN
         if len(data) != 1:
             raise DataError(
                 "Failed to deserialize boolean: Size of data received by BooleanDeserializer is "
@@ -170,7 +173,7 @@ class BooleanConverter(Converter, HeaderConverter):
                 "Failed to deserialize boolean: Unexpected byte received by BooleanDeserializer: "
                 f"{data[0] - 256 if data[0] > 127 else data[0]} (topic '{topic}')"
             )
-        return SchemaAndValue(OPTIONAL_BOOLEAN_SCHEMA, data[0] == 1)
+        return _new_sv(SchemaAndValue, (OPTIONAL_BOOLEAN_SCHEMA, data[0] == 1))
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

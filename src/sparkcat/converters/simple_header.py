@@ -34,7 +34,7 @@ class SimpleHeaderConverter(HeaderConverter):
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
         if value is None:
-            return SchemaAndValue(None, None)
+            return SchemaAndValue.NULL
         try:
             return values.parse_string(bytes(value).decode("utf-8"))
         except (DataError, UnicodeDecodeError, ValueError, RecursionError) as e:

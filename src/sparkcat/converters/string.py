@@ -31,11 +31,18 @@ CONFIG_DEF = new_converter_config_def().define(
 )
 
 
+_NULL = SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+# SchemaAndValue is a NamedTuple: tuple.__new__ skips its Python-level constructor.
+_new_sv = tuple.__new__
+
+
 class StringConverter(Converter, HeaderConverter):
     """Strings in a configurable character set."""
 
     def __init__(self) -> None:
         self._encoding = "utf-8"
+        # None selects str.encode()/bytes.decode()'s built-in UTF-8 (no codec name lookup).
+        self._codec: str | None = None
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF
@@ -48,6 +55,7 @@ class StringConverter(Converter, HeaderConverter):
             self._encoding = codecs.lookup(encoding).name
         except LookupError as e:
             raise ConfigError(ENCODING_CONFIG, encoding, f"Unsupported encoding {encoding}") from e
+        self._codec = None if self._encoding == "utf-8" else self._encoding
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -55,7 +63,9 @@ class StringConverter(Converter, HeaderConverter):
         if value is None:
             return None
         try:
-            return str(value).encode(self._encoding)
+            text = value if value.__class__ is str else str(value)
+            codec = self._codec
+            return text.encode() if codec is None else text.encode(codec)
         except UnicodeEncodeError as e:
             raise DataError(f"Failed to serialize to a string (topic '{topic}'): {e}") from e
 
@@ -63,9 +73,13 @@ class StringConverter(Converter, HeaderConverter):
         self, topic: str, data: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
         if data is None:
-            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+            return _NULL
         try:
-            return SchemaAndValue(OPTIONAL_STRING_SCHEMA, bytes(data).decode(self._encoding))
+            if data.__class__ is not bytes:
+                data = bytes(data)
+            codec = self._codec
+            text = data.decode() if codec is None else data.decode(codec)
+            return _new_sv(SchemaAndValue, (OPTIONAL_STRING_SCHEMA, text))
         except UnicodeDecodeError as e:
             raise DataError(f"Failed to deserialize string (topic '{topic}'): {e}") from e
 
