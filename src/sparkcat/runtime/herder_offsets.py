@@ -173,7 +173,7 @@ class HerderOffsetsMixin:
     ) -> bool:
         """Alter (``offsets``) or reset (``None``) the group's offsets; ``alter_offsets``'s
         answer."""
-        from sparkcat.kafka.admin import alter_group_offsets, committed_offsets, delete_group
+        from sparkcat.kafka.admin import committed_offsets, delete_group
 
         group = sink_group(name, config)
         verb = "reset" if offsets is None else "alter"
@@ -198,7 +198,7 @@ class HerderOffsetsMixin:
                         kept.pop(tp, None)
                     else:
                         kept[tp] = offset
-                alter_group_offsets(admin, group, kept)
+                self._commit_group(config, group, kept)
             except Exception as exc:
                 text = str(exc).lower()
                 if "not empty" in text or "unknown member" in text or "subscribed" in text:
@@ -208,6 +208,20 @@ class HerderOffsetsMixin:
                     f"Failed to {verb} consumer group offsets for {what}connector {name}: {exc}"
                 ) from exc
         return handled
+
+    def _commit_group(self, config: dict[str, str], group: str, offsets: Any) -> None:
+        from sparkcat.kafka.admin import alter_group_offsets
+
+        # tansu fails the first OffsetCommit after a DeleteGroups of the same group with a
+        # dropped connection ("Broker transport failure"); a new attempt succeeds.
+        for attempt in range(3):
+            with self.admin_client(config) as admin:
+                try:
+                    alter_group_offsets(admin, group, offsets)
+                    return
+                except ConnectError as exc:
+                    if attempt == 2 or "transport failure" not in str(exc).lower():
+                        raise
 
     def admin_client(self, config: Mapping[str, str]) -> Any:
         """A context manager yielding a confluent-kafka ``AdminClient`` for ``config``."""
