@@ -192,45 +192,48 @@ class SchemaUpdateCache(Generic[K, V]):
     object, so the last hit is checked by identity first: no hashing of a deep schema per record.
     Beyond ``max_size`` entries the oldest is evicted (insertion order; hits are not reordered,
     which is enough for a cache whose working set is one or two schemas).
+
+    ``last_key``/``last_value`` are the last entry used, for callers that check
+    ``key is cache.last_key`` inline and so skip even the method call on the hot path.
     """
 
-    __slots__ = ("_entries", "_last_key", "_last_value", "_max_size")
+    __slots__ = ("_entries", "_max_size", "last_key", "last_value")
 
     def __init__(self, max_size: int = 16) -> None:
         self._max_size = max_size
         self._entries: dict[K, V] = {}
-        self._last_key: object = _NOTHING
-        self._last_value: Any = None
+        self.last_key: object = _NOTHING
+        self.last_value: Any = None
 
     def get(self, key: K) -> V | None:
-        if key is self._last_key:
-            return self._last_value  # type: ignore[no-any-return]
+        if key is self.last_key:
+            return self.last_value  # type: ignore[no-any-return]
         value = self._entries.get(key)
         if value is not None:
-            self._last_key, self._last_value = key, value
+            self.last_key, self.last_value = key, value
         return value
 
     def put(self, key: K, value: V) -> None:
         if key not in self._entries and len(self._entries) >= self._max_size:
             del self._entries[next(iter(self._entries))]
         self._entries[key] = value
-        self._last_key, self._last_value = key, value
+        self.last_key, self.last_value = key, value
 
     def get_or_build(self, key: K, build: Callable[[K], V]) -> V:
         """The cached value for ``key``, building and caching it on a miss."""
-        if key is self._last_key:
-            return self._last_value  # type: ignore[no-any-return]
+        if key is self.last_key:
+            return self.last_value  # type: ignore[no-any-return]
         value = self._entries.get(key)
         if value is None:
             value = build(key)
             self.put(key, value)
         else:
-            self._last_key, self._last_value = key, value
+            self.last_key, self.last_value = key, value
         return value
 
     def clear(self) -> None:
         self._entries.clear()
-        self._last_key, self._last_value = _NOTHING, None
+        self.last_key, self.last_value = _NOTHING, None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -300,17 +303,20 @@ class SimpleTransformation(Transformation[Any]):
         return self.CONFIG_DEF.parse(configs)
 
 
+# The hooks below read the records' slots, not their properties: they run once per record per
+# SMT, and in Python 3.11 a property read costs about seven slot reads. Records are always
+# sparkcat.api.records classes (ConnectRecord declares these slots), as for runtime.pipeline.
 def _key_new_record(
     record: Any, schema: Schema | None, value: Any, headers: list[Header] | Any = None
 ) -> Any:
     return record.new_record(
-        record.topic,
-        record.kafka_partition,
+        record._topic,
+        record._kafka_partition,
         schema,
         value,
-        record.value_schema,
-        record.value,
-        record.timestamp,
+        record._value_schema,
+        record._value,
+        record._timestamp,
         headers,
     )
 
@@ -319,22 +325,22 @@ def _value_new_record(
     record: Any, schema: Schema | None, value: Any, headers: list[Header] | Any = None
 ) -> Any:
     return record.new_record(
-        record.topic,
-        record.kafka_partition,
-        record.key_schema,
-        record.key,
+        record._topic,
+        record._kafka_partition,
+        record._key_schema,
+        record._key,
         schema,
         value,
-        record.timestamp,
+        record._timestamp,
         headers,
     )
 
 
-# C-level readers: no Python frame of their own per record.
-_key_schema = attrgetter("key_schema")
-_key_value = attrgetter("key")
-_value_schema = attrgetter("value_schema")
-_value_value = attrgetter("value")
+# C-level slot readers: no Python frame at all per record.
+_key_schema = attrgetter("_key_schema")
+_key_value = attrgetter("_key")
+_value_schema = attrgetter("_value_schema")
+_value_value = attrgetter("_value")
 
 
 def _filler(namespace: dict[str, Any]) -> Callable[[dict[str, Any]], None]:

@@ -138,7 +138,17 @@ class InsertField(KeyValueTransformation):
             return record
         if self.operating_schema(record) is None:
             return self._apply_schemaless(record, value)
-        return self._apply_with_schema(record, value)
+        struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
+        schema = struct.schema
+        cache = self._cache
+        plan = (
+            cache.last_value if schema is cache.last_key else cache.get_or_build(schema, self._plan)
+        )
+        copied = plan.copy.read(struct)
+        if copied is None or self._dynamic:
+            return self._apply_with_puts(record, struct, plan, copied)
+        copied.extend(plan.tail)
+        return self.new_record(record, plan.schema, Struct.from_valid_values(plan.schema, copied))
 
     def _inserted(self, record: Any, timestamp_value: Any) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
@@ -159,11 +169,12 @@ class InsertField(KeyValueTransformation):
         updated.update(self._inserted(record, record.timestamp))
         return self.new_record(record, None, updated)
 
-    def _apply_with_schema(self, record: Any, value: Any) -> Any:
-        struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
-        plan = self._cache.get_or_build(struct.schema, self._plan)
-        copied = plan.copy.read(struct)
-        if copied is None:  # a null in a required field: put() raises Kafka's error for it
+    def _apply_with_puts(
+        self, record: Any, struct: Struct, plan: _Plan, copied: list[Any] | None
+    ) -> Any:
+        """The schema'd path with per-record inserted values (validated by ``put``), or with a
+        null in a required field (``copied`` None), for which ``put`` raises Kafka's error."""
+        if copied is None:
             updated = Struct(plan.schema)
             get = self._get
             for out_field, in_field in plan.copied:
@@ -178,7 +189,7 @@ class InsertField(KeyValueTransformation):
                 ts_value = Timestamp.to_logical(Timestamp.SCHEMA, timestamp)
             for name, inserted in self._inserted(record, ts_value):
                 updated.put(name, inserted)
-        elif copied is None and self._static is not None:
+        elif self._static is not None:
             updated.put(self._static.name, self._static_value)
         return self.new_record(record, plan.schema, updated)
 

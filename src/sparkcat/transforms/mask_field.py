@@ -181,7 +181,10 @@ class MaskField(KeyValueTransformation):
             return self.new_record(record, None, updated)
         struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
         schema = struct.schema
-        plan = self._plans.get_or_build(schema, self._plan)
+        cache = self._plans
+        plan = (
+            cache.last_value if schema is cache.last_key else cache.get_or_build(schema, self._plan)
+        )
         copied = plan.copy.read(struct)
         if copied is None:  # a null in a required field: put() raises Kafka's error for it
             out = Struct(schema)

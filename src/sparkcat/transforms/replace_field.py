@@ -167,7 +167,11 @@ class ReplaceField(KeyValueTransformation):
             }
             return self.new_record(record, None, updated)
         struct = value if value.__class__ is Struct else require_struct(value, _PURPOSE)
-        plan = self._cache.get_or_build(struct.schema, self._plan)
+        schema = struct.schema
+        cache = self._cache
+        plan = (
+            cache.last_value if schema is cache.last_key else cache.get_or_build(schema, self._plan)
+        )
         copied = plan.copy.read(struct)
         if copied is not None:
             return self.new_record(
