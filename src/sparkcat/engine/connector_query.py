@@ -282,8 +282,15 @@ class ConnectorQuery:
             if offsets:
                 self._offsets.put_batch(self.name, [(p, o) for p, o in offsets])
                 self._offsets.flush()
-        elif self._sink is not None:
-            self._sink.commit([(t, int(p), int(o)) for t, p, o in orjson.loads(row.sink_offsets)])
+            topics = orjson.loads(row.topics)
+        else:
+            sink_offsets = [(t, int(p), int(o)) for t, p, o in orjson.loads(row.sink_offsets)]
+            if self._sink is not None:
+                self._sink.commit(sink_offsets)
+            topics = sorted({t for t, _, _ in sink_offsets})
+        on_topics = getattr(self._listener, "on_topics", None)
+        if topics and on_topics is not None:
+            events.append((on_topics, self.name, task, topics))
         self._idle_streak[task] = 0 if row.polled else self._idle_streak.get(task, 0) + 1
         if row.records:
             events.append((self._listener.on_records, self.name, task, int(row.records)))

@@ -28,7 +28,7 @@ FORMAT = "sparkcat_tasks"
 RESULT_SCHEMA = (
     "connector string, task int, generation long, records long, polled long, "
     "source_offsets string, sink_offsets string, trace string, elapsed_ms long, "
-    "error_metrics string"
+    "error_metrics string, topics string"
 )
 
 
@@ -87,6 +87,7 @@ class LeaseReader(DataSourceStreamReader):
                 traceback.format_exc(),
                 0,
                 "{}",
+                "[]",
             )
             return
         yield (
@@ -100,6 +101,7 @@ class LeaseReader(DataSourceStreamReader):
             result.trace,
             result.elapsed_ms,
             orjson.dumps(result.error_metrics).decode(),
+            orjson.dumps(result.topics).decode(),
         )
 
     def commit(self, end: dict[str, Any]) -> None:

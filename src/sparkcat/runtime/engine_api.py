@@ -55,6 +55,11 @@ class EngineListener(Protocol):
         ``last-error-timestamp`` the latest). Optional: engines call it only if present."""
         ...
 
+    def on_topics(self, connector: str, task: int, topics: list[str]) -> None:
+        """The task produced to / consumed from ``topics`` in a lease (topic tracking,
+        KIP-558). Optional: engines call it only if present."""
+        ...
+
 
 class Engine(Protocol):
     """Runs connectors' tasks. Methods are called from the herder; they return promptly

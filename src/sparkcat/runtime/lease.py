@@ -59,7 +59,8 @@ class LeaseResult:
     """What a lease did. ``records`` were acked by Kafka (source) or put (sink); ``polled``
     were polled/consumed (0 = an idle lease). ``trace`` is set when the task FAILED.
     ``error_metrics`` are this lease's task-error-metrics (``{}`` when there were no errors;
-    see :mod:`sparkcat.runtime.error_handling.metrics`): the worker adds them up per task."""
+    see :mod:`sparkcat.runtime.error_handling.metrics`): the worker adds them up per task.
+    ``topics`` are the topics a source lease produced to, for topic tracking (KIP-558)."""
 
     connector: str
     task: int
@@ -71,6 +72,7 @@ class LeaseResult:
     trace: str | None
     elapsed_ms: int
     error_metrics: dict[str, float] = field(default_factory=dict)
+    topics: tuple[str, ...] = ()  # source: the topics this lease produced to (KIP-558)
 
 
 def run_lease(spec: LeaseSpec) -> LeaseResult:

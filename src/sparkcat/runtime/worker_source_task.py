@@ -110,6 +110,7 @@ class _SourceRun:
         self.offsets: dict[bytes, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.delivery_errors: list[Any] = []
         self.topics = _TopicCreator(spec)
+        self.lease_topics: set[str] = set()
 
     # ----------------------------------------------------------------------- lifecycle
     def execute(self, started: float) -> LeaseResult:
@@ -138,6 +139,7 @@ class _SourceRun:
             trace,
             int((time.monotonic() - started) * 1000),
             self.errors.snapshot(),
+            tuple(sorted(self.lease_topics)),
         )
 
     def _start_and_poll(self, started: float) -> None:
@@ -154,8 +156,18 @@ class _SourceRun:
         max_records = self.spec.max_records
         producer = self.producer
         produce_records = self.pipeline.produce_records
-        known = self.topics.known
-        ensure_topic = self.topics.ensure
+        # ``known`` is this lease's own set, so each lease reports the topics it produced to
+        # (KIP-558) at the cost of one call per topic per lease; the admin round trip still
+        # happens once per process and topic.
+        known = self.lease_topics
+        process_known = self.topics.known
+        create_topic = self.topics.ensure
+
+        def ensure_topic(topic: Any) -> None:
+            if topic not in process_known:
+                create_topic(topic)
+            known.add(topic)
+
         on_delivery = None if self.wants_commit_record else self._on_delivery_error
         record_callback = self._record_callback if self.wants_commit_record else None
         track = self._track_offsets
