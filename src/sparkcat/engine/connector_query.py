@@ -34,6 +34,9 @@ from sparkcat.runtime.stores.offsets import OffsetStore
 
 log = logging.getLogger(__name__)
 
+# How often a query that died is started again before its connector's tasks are FAILED.
+QUERY_RESTARTS = 3
+
 
 @dataclass(frozen=True, slots=True)
 class LeaseBounds:
@@ -106,6 +109,8 @@ class ConnectorQuery:
         )
         self._query: StreamingQuery | None = None
         self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
+        self._closing = threading.Event()
+        self._restarts = 0  # query restarts since the last completed batch
         self.failure: str | None = None
 
     # -- lifecycle (herder side) ---------------------------------------------------------
@@ -114,6 +119,13 @@ class ConnectorQuery:
         plan_files.write_control(self._control_path, "run")
         with self._lock:
             self._issue_locked()
+        with self._lock:
+            self._start_query_locked()
+        threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
+        if self._state == plan_files.PAUSED:
+            self._report_paused()
+
+    def _start_query_locked(self) -> None:
         self._session.sparkContext.setLocalProperty("spark.scheduler.pool", POOL)
         self._query = (
             self._session.readStream.format(FORMAT)
@@ -125,9 +137,22 @@ class ConnectorQuery:
             .option("checkpointLocation", self._checkpoint)
             .start()
         )
-        threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
-        if self._state == plan_files.PAUSED:
-            self._report_paused()
+
+    def wait_started(self, timeout_s: float) -> None:
+        """Wait until the query's source is up (its driver-side Python runner connected).
+
+        Spark gives a starting Python process 10 s to connect back, so the engine starts
+        queries one after another: several Python runners starting at once on a busy
+        machine miss that deadline and the query dies before its first batch.
+        """
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not self._closing.is_set():
+            query = self._query
+            if query is None or not query.isActive:
+                return
+            if query.status.get("message") != "Initializing sources":
+                return
+            time.sleep(0.05)
 
     def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
         """New task configs: end the in-flight lease, then run the new generation."""
@@ -167,10 +192,13 @@ class ConnectorQuery:
 
     def stop(self, timeout_s: float) -> None:
         """Graceful stop: the in-flight lease ends early and commits, then the query stops."""
+        self._closing.set()
         self._quiesce("stop", timeout_s, final=True)
-        if self._query is not None:
+        with self._lock:  # not while _watch restarts it: see _restart_query
+            query = self._query
+        if query is not None:
             try:
-                self._query.stop()
+                query.stop()
             except Exception:  # stopping a failed query may raise its error again
                 log.debug("Stopping the query of %s raised", self.name, exc_info=True)
         if self._sink is not None:
@@ -263,6 +291,7 @@ class ConnectorQuery:
                     self._apply_result(row, events)
         finally:
             with self._lock:
+                self._restarts = 0
                 self._completed = self._issued
                 self._in_flight = False
                 if self._state == plan_files.RUNNING:
@@ -304,16 +333,51 @@ class ConnectorQuery:
             events.append((self._listener.on_task_running, self.name, task))
 
     def _watch(self) -> None:
-        """Report a query that died (an executor-side error outside a task, a crashed JVM)."""
-        query = self._query
-        if query is None:
-            return
-        try:
-            query.awaitTermination()
-        except Exception as exc:  # any termination error is the connector's trace
-            with self._lock:
-                self.failure = str(exc)
-                self._in_flight = False
-                self._lock.notify_all()
-            log.error("The query of connector %s failed: %s", self.name, exc)
-            self._listener.on_connector_failed(self.name, str(exc))
+        """Restart a query that died, up to QUERY_RESTARTS times without a batch completing
+        in between; then report it (an executor-side error outside a task, a crashed JVM)."""
+        while True:
+            query = self._query
+            if query is None:
+                return
+            try:
+                query.awaitTermination()
+                return
+            except Exception as exc:  # any termination error is the connector's trace
+                error = str(exc)
+            if not self._restart_query(error):
+                break
+        with self._lock:
+            self.failure = error
+            self._in_flight = False
+            self._lock.notify_all()
+        log.error("The query of connector %s failed: %s", self.name, error)
+        self._listener.on_connector_failed(self.name, error)
+
+    def _restart_query(self, error: str) -> bool:
+        """Start the query again after a pause; ``False`` if it should stay dead.
+
+        Safe because offsets are the truth: the new query re-runs the lease in flight (if
+        any) from the offsets it was issued with. Transient failures are what this is for,
+        typically a Python process that did not connect back in time on a busy machine.
+        """
+        with self._lock:
+            if self._closing.is_set() or self._restarts >= QUERY_RESTARTS:
+                return False
+            self._restarts += 1
+            attempt = self._restarts
+        log.warning(
+            "The query of connector %s failed; restarting it (%d of %d): %s",
+            self.name,
+            attempt,
+            QUERY_RESTARTS,
+            error.splitlines()[0] if error else "",
+        )
+        if self._closing.wait(min(2.0 ** (attempt - 1), 10.0)):
+            return False
+        with self._lock:
+            if self._closing.is_set():
+                return False
+            shutil.rmtree(self._checkpoint, ignore_errors=True)
+            self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
+            self._start_query_locked()
+        return True

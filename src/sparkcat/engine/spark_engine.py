@@ -27,6 +27,10 @@ from sparkcat.runtime.stores.offsets import OffsetStore
 
 log = logging.getLogger(__name__)
 
+# How long starting a connector waits for its query's source to come up before the next one
+# starts (see ConnectorQuery.wait_started); a slower start is not an error.
+QUERY_START_WAIT_S = 30.0
+
 
 class SparkEngine:
     """Runs connectors as Structured Streaming queries on the worker's SparkSession."""
@@ -48,6 +52,7 @@ class SparkEngine:
         self._state_dir.mkdir(parents=True, exist_ok=True)
         self._queries: dict[str, ConnectorQuery] = {}
         self._lock = threading.RLock()
+        self._start_gate = threading.Lock()
         self._closed = threading.Event()
         # task.shutdown.graceful.timeout.ms bounds how long a stop waits for in-flight leases.
         grace_ms = int(self._worker.get("task.shutdown.graceful.timeout.ms", "5000"))
@@ -56,18 +61,20 @@ class SparkEngine:
         self._ticker.start()
 
     def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
-        with self._lock:
-            current = self._queries.get(plan.name)
-            if current is not None and current.failure is None and current.kind == plan.kind:
-                current.replace_plan(plan, self._stop_timeout_s)
-                return
-            if current is not None:
-                current.stop(self._stop_timeout_s)
-            query = ConnectorQuery(
-                self.session, plan, listener, self._worker, self._offsets, self._state_dir
-            )
-            self._queries[plan.name] = query
-            query.start()
+        with self._start_gate:  # one query's Python source runner starting at a time
+            with self._lock:
+                current = self._queries.get(plan.name)
+                if current is not None and current.failure is None and current.kind == plan.kind:
+                    current.replace_plan(plan, self._stop_timeout_s)
+                    return
+                if current is not None:
+                    current.stop(self._stop_timeout_s)
+                query = ConnectorQuery(
+                    self.session, plan, listener, self._worker, self._offsets, self._state_dir
+                )
+                self._queries[plan.name] = query
+                query.start()
+            query.wait_started(QUERY_START_WAIT_S)
         log.info(
             "Connector %s runs as a streaming query (%d task(s))", plan.name, len(plan.task_configs)
         )
