@@ -77,6 +77,7 @@ def _invalid_class(schema: Schema, value: Any, location: str) -> NoReturn:
 
 
 _new_object = object.__new__
+_READ_ONLY = frozenset(("schema", "values"))
 
 
 class Struct:
@@ -109,10 +110,14 @@ class Struct:
         _set_values(self, [None] * len(schema.fields))
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Struct attribute '{name}' is read-only")
+        if name in _READ_ONLY:
+            raise AttributeError(f"Struct attribute '{name}' is read-only")
+        object.__setattr__(self, name, value)  # a subclass's own attributes
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"Struct attribute '{name}' is read-only")
+        if name in _READ_ONLY:
+            raise AttributeError(f"Struct attribute '{name}' is read-only")
+        object.__delattr__(self, name)
 
     @classmethod
     def from_values(cls, schema: Schema, values: Iterable[Any]) -> Struct:

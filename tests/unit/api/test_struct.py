@@ -16,6 +16,7 @@ from sparkcat.api.data import (
     INT32_SCHEMA,
     INT64_SCHEMA,
     STRING_SCHEMA,
+    Schema,
     SchemaBuilder,
     Struct,
 )
@@ -286,3 +287,19 @@ def test_schema_and_values_are_read_only() -> None:
 def test_struct_from_valid_values_pickles() -> None:
     struct = Struct.from_valid_values(PAIR_SCHEMA, [1, "x"])
     assert pickle.loads(pickle.dumps(struct)) == struct
+
+
+def test_subclasses_keep_their_own_attributes() -> None:
+    class Tagged(Struct):
+        tag: str
+
+        def __init__(self, schema: Schema) -> None:
+            super().__init__(schema)
+            self.tag = "t"
+
+    tagged = Tagged(PAIR_SCHEMA).put("id", 1)
+    assert tagged.tag == "t" and tagged.get("id") == 1
+    with pytest.raises(AttributeError):
+        tagged.schema = PAIR_SCHEMA
+    with pytest.raises(AttributeError):
+        del tagged.values
