@@ -297,7 +297,8 @@ def test_subclasses_keep_their_own_attributes() -> None:
             super().__init__(schema)
             self.tag = "t"
 
-    tagged = Tagged(PAIR_SCHEMA).put("id", 1)
+    tagged = Tagged(PAIR_SCHEMA)
+    tagged.put("id", 1)
     assert tagged.tag == "t" and tagged.get("id") == 1
     with pytest.raises(AttributeError):
         tagged.schema = PAIR_SCHEMA
