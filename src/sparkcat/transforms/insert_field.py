@@ -22,7 +22,6 @@ from sparkcat.api.data import (
 from sparkcat.api.errors import ConfigError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    FieldCopy,
     KeyValueTransformation,
     SchemaUpdateCache,
     copy_schema_basics,
@@ -32,6 +31,7 @@ from sparkcat.transforms._base import (
     require_sink_record,
     require_struct,
 )
+from sparkcat.transforms._field_copy import FieldCopy
 
 TOPIC_FIELD_CONFIG = "topic.field"
 PARTITION_FIELD_CONFIG = "partition.field"

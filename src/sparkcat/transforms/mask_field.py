@@ -14,7 +14,6 @@ from sparkcat.api.data import Field, Schema, Struct, Type
 from sparkcat.api.errors import DataError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    FieldCopy,
     KeyValueTransformation,
     NonEmptyListValidator,
     SchemaUpdateCache,
@@ -24,6 +23,7 @@ from sparkcat.transforms._base import (
     require_struct,
     type_name,
 )
+from sparkcat.transforms._field_copy import FieldCopy
 
 FIELDS_CONFIG = "fields"
 REPLACEMENT_CONFIG = "replacement"

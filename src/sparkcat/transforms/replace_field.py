@@ -15,7 +15,6 @@ from sparkcat.api.data import Field, Schema, SchemaBuilder, Struct
 from sparkcat.api.errors import ConfigError
 from sparkcat.transforms._base import (
     REPLACE_NULL_WITH_DEFAULT_CONFIG,
-    FieldCopy,
     KeyValueTransformation,
     SchemaUpdateCache,
     copy_schema_basics,
@@ -25,6 +24,7 @@ from sparkcat.transforms._base import (
     require_map,
     require_struct,
 )
+from sparkcat.transforms._field_copy import FieldCopy
 
 EXCLUDE_CONFIG = "exclude"
 INCLUDE_CONFIG = "include"

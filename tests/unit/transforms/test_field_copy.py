@@ -1,4 +1,4 @@
-"""The per-schema fast path of InsertField/ReplaceField/MaskField (``FieldCopy`` in ``_base``):
+"""The per-schema fast path of InsertField/ReplaceField/MaskField (``FieldCopy``):
 results equal the field-by-field ``put`` semantics, including Kafka's errors and defaults."""
 
 from __future__ import annotations
