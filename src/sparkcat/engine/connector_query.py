@@ -60,9 +60,10 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
 
     A lease with data lasts up to ``max.batch.ms`` (5 s: the ~0.3 CPU-s fixed cost of a
     micro-batch is then a few percent) or ``max.batch.records``. An idle lease doubles in
-    length up to ``offset.flush.interval.ms`` (at most 60 s): records that arrive during an
-    idle lease still flow at once, only its offset commit waits, so idle connectors cost
-    little CPU without adding latency.
+    length up to ``offset.flush.interval.ms`` (at most 60 s), so idle connectors cost little
+    CPU; once a record arrives, such a lease ends ``max.batch.ms`` after it
+    (``LeaseSpec.data_max_ms``): its commit, and the flush of a sink that buffers until
+    ``flush`` (FileStreamSink does), then wait no longer than in a busy connector.
     """
     max_ms = _setting("max.batch.ms", connector, worker, 5000)
     flush_ms = _setting("offset.flush.interval.ms", connector, worker, 60000)
@@ -116,18 +117,26 @@ class ConnectorQuery:
     # -- lifecycle (herder side) ---------------------------------------------------------
 
     def start(self) -> None:
-        plan_files.write_control(self._control_path, "run")
+        """Issue the first lease and start the query (slow: Spark starts Python processes).
+
+        Called on the engine's starter thread; a connector stopped before it ran is left
+        alone."""
         with self._lock:
+            if self._closing.is_set():
+                return
+            plan_files.write_control(self._control_path, "run")
             self._issue_locked()
-        with self._lock:
-            self._start_query_locked()
+        if not self._launch():
+            return
         threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
         if self._state == plan_files.PAUSED:
             self._report_paused()
 
-    def _start_query_locked(self) -> None:
+    def _launch(self) -> bool:
+        """Start a streaming query for this connector; ``False`` (and no query left running)
+        if the connector is being stopped meanwhile."""
         self._session.sparkContext.setLocalProperty("spark.scheduler.pool", POOL)
-        self._query = (
+        query = (
             self._session.readStream.format(FORMAT)
             .option("plan", str(self._plan_path))
             .load()
@@ -137,6 +146,12 @@ class ConnectorQuery:
             .option("checkpointLocation", self._checkpoint)
             .start()
         )
+        with self._lock:  # stop() reads _query under this lock once _closing is set
+            if not self._closing.is_set():
+                self._query = query
+                return True
+        query.stop()
+        return False
 
     def wait_started(self, timeout_s: float) -> None:
         """Wait until the query's source is up (its driver-side Python runner connected).
@@ -228,7 +243,7 @@ class ConnectorQuery:
                 self._lock.wait(min(remaining, 0.5))
 
     def _query_active(self) -> bool:
-        return self._query is None or self._query.isActive
+        return self._query is not None and self._query.isActive
 
     def _runnable(self) -> list[int]:
         return [t for t in range(len(self._plan.task_configs)) if t not in self._failed]
@@ -262,6 +277,7 @@ class ConnectorQuery:
                     control_path=str(self._control_path),
                     source_offsets=source_offsets,
                     assignment=tuple(per_task[task]) if self._sink is not None else (),
+                    data_max_ms=self._bounds.max_ms if max_ms > self._bounds.max_ms else 0,
                 )
             )
         return specs
@@ -375,9 +391,6 @@ class ConnectorQuery:
         if self._closing.wait(min(2.0 ** (attempt - 1), 10.0)):
             return False
         with self._lock:
-            if self._closing.is_set():
-                return False
             shutil.rmtree(self._checkpoint, ignore_errors=True)
             self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
-            self._start_query_locked()
-        return True
+        return self._launch()

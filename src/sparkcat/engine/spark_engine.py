@@ -52,7 +52,7 @@ class SparkEngine:
         self._state_dir.mkdir(parents=True, exist_ok=True)
         self._queries: dict[str, ConnectorQuery] = {}
         self._lock = threading.RLock()
-        self._start_gate = threading.Lock()
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparkcat-start")
         self._closed = threading.Event()
         # task.shutdown.graceful.timeout.ms bounds how long a stop waits for in-flight leases.
         grace_ms = int(self._worker.get("task.shutdown.graceful.timeout.ms", "5000"))
@@ -61,23 +61,31 @@ class SparkEngine:
         self._ticker.start()
 
     def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
-        with self._start_gate:  # one query's Python source runner starting at a time
-            with self._lock:
-                current = self._queries.get(plan.name)
-                if current is not None and current.failure is None and current.kind == plan.kind:
-                    current.replace_plan(plan, self._stop_timeout_s)
-                    return
-                if current is not None:
-                    current.stop(self._stop_timeout_s)
-                query = ConnectorQuery(
-                    self.session, plan, listener, self._worker, self._offsets, self._state_dir
-                )
-                self._queries[plan.name] = query
-                query.start()
+        """Returns at once; the query starts on the starter thread (see :meth:`_start`)."""
+        with self._lock:
+            current = self._queries.get(plan.name)
+            if current is not None and current.failure is None and current.kind == plan.kind:
+                current.replace_plan(plan, self._stop_timeout_s)
+                return
+            if current is not None:
+                current.stop(self._stop_timeout_s)
+            query = ConnectorQuery(
+                self.session, plan, listener, self._worker, self._offsets, self._state_dir
+            )
+            self._queries[plan.name] = query
+        self._starter.submit(self._start, query, listener, len(plan.task_configs))
+
+    def _start(self, query: ConnectorQuery, listener: EngineListener, tasks: int) -> None:
+        """Start queries one at a time: Spark gives a starting Python process 10 s to connect
+        back, which several starting at once on a busy machine miss (the query then dies)."""
+        try:
+            query.start()
             query.wait_started(QUERY_START_WAIT_S)
-        log.info(
-            "Connector %s runs as a streaming query (%d task(s))", plan.name, len(plan.task_configs)
-        )
+        except Exception as exc:  # the connector's trace; the worker carries on
+            log.exception("Starting the query of connector %s failed", query.name)
+            listener.on_connector_failed(query.name, f"Starting the query failed: {exc}")
+            return
+        log.info("Connector %s runs as a streaming query (%d task(s))", query.name, tasks)
 
     def pause_connector(self, name: str) -> None:
         self._get(name).pause()
@@ -99,6 +107,7 @@ class SparkEngine:
         if self._closed.is_set():
             return
         self._closed.set()
+        self._starter.shutdown(wait=False, cancel_futures=True)
         with self._lock:
             queries = list(self._queries.values())
             self._queries.clear()

@@ -52,6 +52,10 @@ class LeaseSpec:
     control_path: str | None
     source_offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
     assignment: tuple[tuple[str, int, int | None], ...] = ()
+    # Once the first record arrives, the lease ends by this long after it (0: no limit). Set
+    # on leases stretched beyond max.batch.ms because the task was idle: data after an idle
+    # spell is committed (and flushed by a sink) at the busy cadence, not up to 60 s later.
+    data_max_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -217,6 +217,7 @@ class _SinkRun:
         control = ControlWatch(self.spec.control_path)
         max_records = self.spec.max_records
         monotonic = time.monotonic
+        data_s = self.spec.data_max_ms / 1000.0
         while True:
             now = monotonic()
             remaining = max_records - self.consumed
@@ -229,6 +230,8 @@ class _SinkRun:
                 return True
             messages = consume(min(_BATCH, remaining), min(_WAIT_S, deadline - now))
             batch_offsets: dict[Position, int] = {}
+            if data_s and messages and not self.consumed:
+                deadline = min(deadline, now + data_s)
             self.consumed += len(messages)
             if errant is not None:
                 errant.set_batch(messages)

@@ -175,6 +175,7 @@ class _SourceRun:
         monotonic = time.monotonic
         backoff = _IDLE_BACKOFF_MIN_S
         retries = 0
+        data_s = self.spec.data_max_ms / 1000.0
         while True:
             now = monotonic()
             if now >= deadline or self.polled >= max_records or control.stop_requested(now):
@@ -198,6 +199,8 @@ class _SourceRun:
                 backoff = min(backoff * 2, _IDLE_BACKOFF_MAX_S)
                 continue
             backoff = _IDLE_BACKOFF_MIN_S
+            if data_s and not self.polled:
+                deadline = min(deadline, now + data_s)
             self.polled += len(batch)
             track(batch)
             self.produced += produce_records(
