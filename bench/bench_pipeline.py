@@ -152,7 +152,10 @@ def baseline(servers: str, source: Path, records: int, work: Path) -> float:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     topic = f"bench-baseline-{time.time_ns()}"
-    AdminClient({"bootstrap.servers": servers}).create_topics([NewTopic(topic, 1)])[topic].result()
+    # Keep the client referenced until the result is in: a collected AdminClient destroys
+    # its handle and fails the pending request with _DESTROY.
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1)])[topic].result()
     sink = work / "baseline.sink.txt"
     start = time.monotonic()
     consumer = subprocess.Popen(
