@@ -136,7 +136,10 @@ def prevalidate(worker: WorkerConfig, requests: list[tuple[str, ConnectorRequest
         try:
             ensure_valid(validate_connector_config(request.config, registry, worker))
         except ConnectError as exc:
-            reason = "; ".join(line for line in str(exc).splitlines()[:-1] or [str(exc)])
+            # Kafka's text: a header line ending in ':', one line per error, a pointer to the
+            # validate endpoint (dropped: the command line has no endpoint to point at).
+            header, *errors = str(exc).splitlines()[:-1] or [str(exc)]
+            reason = " ".join([header, "; ".join(errors)]) if errors else header
             raise UsageError(f"invalid connector config {path}: {reason}") from exc
 
 
