@@ -54,8 +54,11 @@ class FileStreamSinkTask(SinkTask):
         if not records:
             return
         out = self._stream()
-        # One write per batch: the text layer would otherwise do per-record work.
+        # One write per batch: the text layer would otherwise do per-record work. Flushed at
+        # once, like Kafka's unbuffered PrintStream: lines reach the file while the lease runs
+        # (not at its end), and a crash cannot leave half a line behind a buffer boundary.
         out.write("".join([f"{_text(r.value)}\n" for r in records]))
+        out.flush()
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         self._stream().flush()

@@ -40,6 +40,16 @@ def test_put_writes_lines_and_flush_makes_them_visible(tmp_path: Path) -> None:
     task.stop()
 
 
+def test_put_reaches_the_file_before_any_flush(tmp_path: Path) -> None:
+    # Like Kafka's PrintStream: lines are visible while the lease runs, never half written.
+    path = tmp_path / "out.txt"
+    task = FileStreamSinkTask()
+    task.start({"file": str(path)})
+    task.put([_record(f"line-{i}", i) for i in range(3000)])
+    assert path.read_text(encoding="utf-8").splitlines() == [f"line-{i}" for i in range(3000)]
+    task.stop()
+
+
 def test_without_file_writes_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     task = FileStreamSinkTask()
     task.start({})
