@@ -217,6 +217,9 @@ class _Worker:
             failed = self._create(requests)
             if failed:
                 return 3
+            # Spark builds in the background while the REST API and the connectors come up;
+            # the worker is ready (GET /health 200) once it runs, and exits if it cannot.
+            self.engine.wait_ready()
             self.herder.mark_ready()  # GET /health: 503 until here
             self._install_signal_handlers()
             self._report_progress()

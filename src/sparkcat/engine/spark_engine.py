@@ -15,10 +15,11 @@ import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import SparkSession
 
-from sparkcat.api.errors import NotFoundError
+from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.engine.connector_query import ConnectorQuery
 from sparkcat.engine.datasource import LeaseDataSource
 from sparkcat.engine.session import build_session
@@ -30,6 +31,42 @@ log = logging.getLogger(__name__)
 # How long starting a connector waits for its query's source to come up before the next one
 # starts (see ConnectorQuery.wait_started); a slower start is not an error.
 QUERY_START_WAIT_S = 30.0
+
+
+class _SessionHandle:
+    """The worker's SparkSession, built in the background.
+
+    A cold SparkSession takes 6-10 s to build; the worker's REST API, herder and connector
+    validation need none of it, so the engine hands out this handle at once and only what
+    touches Spark (starting a query, on the starter thread) waits for the session.
+    """
+
+    def __init__(self, worker_config: Mapping[str, str]) -> None:
+        self._ready = threading.Event()
+        self._session: SparkSession | None = None
+        self._error: BaseException | None = None
+        threading.Thread(
+            target=self._build, args=(dict(worker_config),), name="sparkcat-session", daemon=True
+        ).start()
+
+    def _build(self, worker_config: dict[str, str]) -> None:
+        try:
+            session = build_session(worker_config)
+            session.dataSource.register(LeaseDataSource)
+            self._session = session
+        except BaseException as exc:  # surfaced to whoever needs the session
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def get(self) -> SparkSession:
+        self._ready.wait()
+        if self._session is None:
+            raise ConnectError(f"Spark could not start: {self._error}") from self._error
+        return self._session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
 
 
 class SparkEngine:
@@ -45,8 +82,11 @@ class SparkEngine:
         self._worker = dict(worker_config)
         self._offsets = offset_store
         self._own_session = session is None
-        self.session = session or build_session(worker_config)
-        self.session.dataSource.register(LeaseDataSource)
+        if session is None:
+            self.session: Any = _SessionHandle(worker_config)
+        else:
+            self.session = session
+            session.dataSource.register(LeaseDataSource)
         self._own_state_dir = state_dir is None
         self._state_dir = Path(state_dir or tempfile.mkdtemp(prefix="sparkcat-plans-"))
         self._state_dir.mkdir(parents=True, exist_ok=True)
@@ -59,6 +99,11 @@ class SparkEngine:
         self._stop_timeout_s: float = max(grace_ms / 1000.0, 1.0) + 5.0
         self._ticker = threading.Thread(target=self._tick_loop, name="sparkcat-ticker", daemon=True)
         self._ticker.start()
+
+    def wait_ready(self) -> None:
+        """Block until Spark is up; raises ConnectError if it could not start."""
+        if isinstance(self.session, _SessionHandle):
+            self.session.get()
 
     def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
         """Returns at once; the query starts on the starter thread (see :meth:`_start`)."""
@@ -115,7 +160,10 @@ class SparkEngine:
             with ThreadPoolExecutor(max_workers=len(queries)) as pool:
                 list(pool.map(lambda q: q.stop(self._stop_timeout_s), queries))
         if self._own_session:
-            self.session.stop()
+            try:
+                self.session.stop()
+            except ConnectError:
+                pass  # Spark never started: nothing to stop
         if self._own_state_dir:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 
