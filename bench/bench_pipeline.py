@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,14 @@ from sparkcat.kafka.broker import EmbeddedBroker
 
 ROOT = Path(__file__).resolve().parent.parent
 SPARKCAT = [str(Path(sys.executable).parent / "sparkcat")]
+# The same CLI with every lease's result logged (connector_query's debug lines).
+SPARKCAT_LEASE_LOG = [
+    sys.executable,
+    "-c",
+    "import logging, sys; "
+    "logging.getLogger('sparkcat.engine.connector_query').setLevel(logging.DEBUG); "
+    "from sparkcat.cli import main; sys.exit(main(sys.argv[1:]))",
+]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CONVERTERS = {
     "json": "org.apache.kafka.connect.json.JsonConverter",
@@ -104,6 +113,37 @@ def tree_cpu_s(root: int) -> float:
     return total / CLK_TCK
 
 
+def tree_cpu_by_process(roots: list[int]) -> dict[int, tuple[str, float]]:
+    """CPU-seconds so far of every process under ``roots``, with a short label."""
+    out: dict[int, tuple[str, float]] = {}
+    for root in roots:
+        for pid in tree_pids(root):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            words = [a.decode(errors="replace") for a in argv if a]
+            label = " ".join(Path(w).name if i == 0 else w for i, w in enumerate(words[:3]))
+            out[pid] = (label[:60], (int(fields[11]) + int(fields[12])) / CLK_TCK)
+    return out
+
+
+def cpu_breakdown(
+    before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], wall: float
+) -> str:
+    rows = []
+    for pid, (label, cpu) in after.items():
+        used = cpu - before.get(pid, (label, 0.0))[1]
+        if used >= 0.05:
+            rows.append((used, f"  {used / wall:5.2f} cores  {pid:>7}  {label}"))
+    total = sum(u for u, _ in rows)
+    return "\n".join(
+        [f"  {total / wall:5.2f} cores in all over {wall:.1f} s"]
+        + [r for _, r in sorted(rows, reverse=True)]
+    )
+
+
 class PeakRss(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -169,6 +209,9 @@ def baseline(servers: str, source: Path, records: int, work: Path) -> float:
 # -- sparkcat -----------------------------------------------------------------------------
 
 
+EXTRA_WORKER_PROPS: list[str] = []  # --worker-prop: experiments with worker settings
+
+
 def write_worker(work: Path, servers: str, converter: str, port: int) -> Path:
     worker = work / f"worker-{converter}.properties"
     conv = CONVERTERS[converter]
@@ -181,6 +224,7 @@ def write_worker(work: Path, servers: str, converter: str, port: int) -> Path:
         offset.flush.interval.ms=10000
         listeners=http://127.0.0.1:{port}
         """)
+        + "".join(f"{prop}\n" for prop in EXTRA_WORKER_PROPS)
     )
     return worker
 
@@ -221,7 +265,13 @@ def stop(worker: subprocess.Popen[bytes]) -> None:
 
 
 def sparkcat_run(
-    servers: str, lines: Path, records: int, converter: str, work: Path
+    servers: str,
+    lines: Path,
+    records: int,
+    converter: str,
+    work: Path,
+    lease_log: bool = False,
+    broker_pid: int | None = None,
 ) -> dict[str, float]:
     port = 18000 + (os.getpid() % 1000)
     source, sink = work / f"src-{converter}.txt", work / f"sink-{converter}.txt"
@@ -249,7 +299,7 @@ def sparkcat_run(
     started = time.monotonic()
     worker = subprocess.Popen(
         [
-            *SPARKCAT,
+            *(SPARKCAT_LEASE_LOG if lease_log else SPARKCAT),
             "standalone",
             str(write_worker(work, servers, converter, port)),
             *map(str, conns),
@@ -262,10 +312,15 @@ def sparkcat_run(
     try:
         first = wait_lines(sink, 1, 180) - started
         wait_running(port, ["bench-source", "bench-sink"], 60)
+        roots = [worker.pid] + ([broker_pid] if broker_pid else [])
+        cpu0 = tree_cpu_by_process(roots) if lease_log else {}
         t0 = time.monotonic()
         with source.open("ab") as out, lines.open("rb") as src:
             out.write(src.read())
+        print(f"[{time.strftime('%H:%M:%S')}] {records} lines appended", file=sys.stderr)
         done = wait_lines(sink, records + 1, 600)
+        if lease_log:
+            print(cpu_breakdown(cpu0, tree_cpu_by_process(roots), done - t0), file=sys.stderr)
         return {
             "records_per_s": records / (done - t0),
             "first_record_s": first,
@@ -328,7 +383,16 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--idle-connectors", type=int, default=10)
     parser.add_argument("--skip-idle", action="store_true")
+    parser.add_argument("--keep-logs", type=Path, help="copy the workers' logs into this directory")
+    parser.add_argument(
+        "--lease-log", action="store_true", help="log every lease result in the worker logs"
+    )
+    parser.add_argument("--converters", default="string,json", help="comma-separated")
+    parser.add_argument(
+        "--worker-prop", action="append", default=[], help="key=value added to worker configs"
+    )
     args = parser.parse_args()
+    EXTRA_WORKER_PROPS.extend(args.worker_prop)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.TemporaryDirectory(prefix="sparkcat-bench-") as tmp, EmbeddedBroker() as broker:
         work = Path(tmp)
@@ -336,8 +400,16 @@ def main() -> None:
         make_lines(lines, args.records)
         base = baseline(broker.bootstrap_servers, lines, args.records, work)
         print(f"baseline (hand-written confluent-kafka loops): {base:,.0f} records/s", flush=True)
-        for converter in ("string", "json"):
-            r = sparkcat_run(broker.bootstrap_servers, lines, args.records, converter, work)
+        for converter in args.converters.split(","):
+            r = sparkcat_run(
+                broker.bootstrap_servers,
+                lines,
+                args.records,
+                converter,
+                work,
+                args.lease_log,
+                broker._process.pid if broker._process else None,  # diagnostics only
+            )
             print(
                 f"sparkcat {converter:6s}: {r['records_per_s']:,.0f} records/s "
                 f"(ratio {r['records_per_s'] / base:.2f}), "
@@ -348,6 +420,10 @@ def main() -> None:
         if not args.skip_idle:
             cores = idle_cpu(broker.bootstrap_servers, args.idle_connectors, work)
             print(f"idle worker with {args.idle_connectors} idle connectors: {cores:.3f} cores")
+        if args.keep_logs:
+            args.keep_logs.mkdir(parents=True, exist_ok=True)
+            for log_file in work.glob("worker-*.log"):
+                shutil.copy(log_file, args.keep_logs / log_file.name)
 
 
 if __name__ == "__main__":

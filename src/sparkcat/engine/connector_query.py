@@ -103,6 +103,7 @@ class ConnectorQuery:
         self._issued = 0
         self._completed = 0
         self._in_flight = False
+        self._issued_at = 0.0
         self._sink = (
             SinkPositions(plan.name, plan.connector_config, self._worker)
             if plan.kind == "sink"
@@ -288,6 +289,7 @@ class ConnectorQuery:
         if specs:
             self._issued += 1
             self._in_flight = True
+            self._issued_at = time.monotonic()
         plan_files.write_plan(self._plan_path, self._issued, self._state, specs)
 
     def _write_plan_locked(self) -> None:
@@ -300,6 +302,15 @@ class ConnectorQuery:
 
     def _on_batch(self, batch: DataFrame, batch_id: int) -> None:
         rows = batch.collect()
+        if log.isEnabledFor(logging.DEBUG):
+            round_trip_ms = (time.monotonic() - self._issued_at) * 1000
+            for row in rows:
+                log.debug(
+                    "%s lease %d task %s: polled %s, records %s, lease %s ms of %.0f ms "
+                    "issued-to-result",
+                    self.name, self._issued, row.task, row.polled, row.records,
+                    row.elapsed_ms, round_trip_ms,
+                )  # fmt: skip
         events: list[tuple[Any, ...]] = []
         try:
             with self._lock:
