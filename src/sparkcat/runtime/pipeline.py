@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_HEADER_CONVERTER",
     "Pipeline",
     "converter_settings",
+    "gc_paused",
     "pipeline_for",
 ]
 
@@ -148,7 +149,7 @@ class Pipeline:
         stage through ``errors`` (the lease's operator; a default one built from the
         connector config when ``None``); a failed ``produce`` call fails the task.
         """
-        with _no_gc():
+        with gc_paused():
             return self._produce_records(
                 records, producer, on_delivery, ensure_topic, known_topics, record_callback,
                 errors,
@@ -298,7 +299,7 @@ class Pipeline:
         carries the records converted before it. Raises :class:`ConnectError` for a
         consumer error in the batch.
         """
-        with _no_gc():
+        with gc_paused():
             return self._to_sink_records(messages, offsets, errors)
 
     def _to_sink_records(
@@ -366,12 +367,13 @@ class Pipeline:
 
 
 @contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a batch is converted.
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (nests: an inner block leaves it off).
 
     The hot loops allocate thousands of container objects (records, schema/value pairs) that
     never form cycles; with the collector on, its generation-0 runs (every 700 allocations)
-    rescan them again and again. Collection resumes after the batch.
+    rescan them again and again. Collection resumes after the block: a lease pauses it for
+    its whole poll/consume loop, so cyclic garbage a task makes waits at most one lease.
     """
     if not gc.isenabled():
         yield

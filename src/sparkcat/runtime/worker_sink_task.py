@@ -37,7 +37,7 @@ from sparkcat.runtime.lease import (
     load_task_class,
     resolver_for,
 )
-from sparkcat.runtime.pipeline import Pipeline, pipeline_for
+from sparkcat.runtime.pipeline import Pipeline, gc_paused, pipeline_for
 from sparkcat.runtime.task_context import WorkerSinkTaskContext
 
 __all__ = ["run_sink_lease"]
@@ -125,7 +125,8 @@ class _SinkRun:
             task.open(list(self.partitions))
             self.opened = True
             self._apply_requests()
-            clean = self._consume_loop(started + self.spec.max_ms / 1000.0)
+            with gc_paused():
+                clean = self._consume_loop(started + self.spec.max_ms / 1000.0)
             self.errors.await_reports()
             offsets = self._pre_commit(task)
             self.clean = clean
