@@ -315,14 +315,25 @@ class Pipeline:
         ts_types = _TIMESTAMP_TYPES
         out: list[SinkRecord] = []
         append = out.append
+        # ``offsets`` is written when the topic-partition changes, before the per-record
+        # path and at the end, not per message: a batch is mostly one partition's run.
+        run_topic: str | None = None
+        run_partition = -1
+        run_next = 0
         for msg in messages:
             if msg.error() is not None:
+                if run_topic is not None:
+                    offsets[(run_topic, run_partition)] = run_next
                 _consumer_error(msg)
                 continue
             topic = msg.topic()
             partition = msg.partition()
             offset = msg.offset()
-            offsets[(topic, partition)] = offset + 1
+            if partition != run_partition or topic != run_topic:
+                if run_topic is not None:
+                    offsets[(run_topic, run_partition)] = run_next
+                run_topic, run_partition = topic, partition
+            run_next = offset + 1
             try:
                 raw_key = msg.key()
                 if raw_key is None and null_key is not None:
@@ -344,9 +355,12 @@ class Pipeline:
                 append(record)
             except Exception:
                 # This message again, stage by stage; then back to the fast path.
+                offsets[(topic, partition)] = run_next
                 if errors is None:
                     errors = self._default_operator(True)
                 sink_records_per_record(self, [msg], 0, offsets, out, errors, _consumer_error)
+        if run_topic is not None:
+            offsets[(run_topic, run_partition)] = run_next
         return out
 
     def _headers_in(self, topic: str, raw: list[tuple[str, bytes | None]]) -> Headers:
