@@ -143,8 +143,9 @@ def test_quickstart_lines_reach_the_sink_file(engine: SparkEngine, tmp_path: Pat
     wait_for(lambda: len(lines_of(sink_file)) == 102, 5, "appended lines in the sink")
     assert lines_of(sink_file)[2:] == [f"line-{i}" for i in range(100)]
     assert time.monotonic() - appended < 5
-    assert listener.states[("local-file-source", 0)] == "RUNNING"
-    assert listener.states[("local-file-sink", 0)] == "RUNNING"
+    # A task's state is reported when its lease ends: wait for the first one of each.
+    for name in ("local-file-source", "local-file-sink"):
+        wait_for(lambda n=name: listener.states.get((n, 0)) == "RUNNING", 20, f"{name} RUNNING")
     offsets = dict(
         (tuple(sorted(p.items())), o)
         for p, o in engine.offset_store.get_all("local-file-source")  # type: ignore[attr-defined]
