@@ -15,7 +15,6 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseResult, LeaseSpec, run_lease
 
@@ -28,10 +27,10 @@ TOTAL, BAD = 10_000, 137
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[str]:
-    with EmbeddedBroker() as broker:
-        yield broker.bootstrap_servers
-        client_cache.close_all()
+def servers(kafka_broker: Any) -> Iterator[str]:
+    """The session's broker; this module's cached clients are closed when it is done."""
+    yield kafka_broker.bootstrap_servers
+    client_cache.close_all()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from sparkcat.api.records import TimestampType
-from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseSpec, run_lease
 
@@ -25,10 +24,10 @@ STRING = "org.apache.kafka.connect.storage.StringConverter"
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[str]:
-    with EmbeddedBroker() as broker:
-        yield broker.bootstrap_servers
-        client_cache.close_all()  # before the broker goes away
+def servers(kafka_broker: Any) -> Iterator[str]:
+    """The session's broker; this module's cached clients are closed when it is done."""
+    yield kafka_broker.bootstrap_servers
+    client_cache.close_all()
 
 
 @pytest.fixture

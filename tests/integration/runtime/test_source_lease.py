@@ -13,7 +13,6 @@ import orjson
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseResult, LeaseSpec, run_lease
 
@@ -26,10 +25,10 @@ JSON = "org.apache.kafka.connect.json.JsonConverter"
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[str]:
-    with EmbeddedBroker() as broker:
-        yield broker.bootstrap_servers
-        client_cache.close_all()  # before the broker goes away
+def servers(kafka_broker: Any) -> Iterator[str]:
+    """The session's broker; this module's cached clients are closed when it is done."""
+    yield kafka_broker.bootstrap_servers
+    client_cache.close_all()
 
 
 @pytest.fixture
