@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import random
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
-from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseResult, LeaseSpec, run_lease
 
 pytestmark = pytest.mark.broker
@@ -24,13 +22,6 @@ HERE = Path(__file__).parent
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
 TOTAL, BAD = 10_000, 137
-
-
-@pytest.fixture(scope="module")
-def servers(kafka_broker: Any) -> Iterator[str]:
-    """The session's broker; this module's cached clients are closed when it is done."""
-    yield kafka_broker.bootstrap_servers
-    client_cache.close_all()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from sparkcat.api.records import TimestampType
-from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseSpec, run_lease
 
 pytestmark = pytest.mark.broker
@@ -21,13 +19,6 @@ pytestmark = pytest.mark.broker
 HERE = Path(__file__).parent
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkTask"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
-
-
-@pytest.fixture(scope="module")
-def servers(kafka_broker: Any) -> Iterator[str]:
-    """The session's broker; this module's cached clients are closed when it is done."""
-    yield kafka_broker.bootstrap_servers
-    client_cache.close_all()
 
 
 @pytest.fixture

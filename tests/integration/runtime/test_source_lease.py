@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ import orjson
 import pytest
 from confluent_kafka.admin import AdminClient
 
-from sparkcat.runtime import client_cache
 from sparkcat.runtime.lease import LeaseResult, LeaseSpec, run_lease
 
 pytestmark = pytest.mark.broker
@@ -22,13 +20,6 @@ HERE = Path(__file__).parent
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceTask"
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-
-
-@pytest.fixture(scope="module")
-def servers(kafka_broker: Any) -> Iterator[str]:
-    """The session's broker; this module's cached clients are closed when it is done."""
-    yield kafka_broker.bootstrap_servers
-    client_cache.close_all()
 
 
 @pytest.fixture
