@@ -3,7 +3,7 @@
     python bench/bench_lease.py [--records N] [--profile source|sink] [--no-append]
 
 Source: a file of N lines (~100 B) -> Kafka, by one FileStreamSource lease
-(:func:`sparkcat.runtime.lease.run_lease`) and by a hand-written loop (read the file, split
+(:func:`sparkcat.runtime.tasks.lease.run_lease`) and by a hand-written loop (read the file, split
 lines, ``produce`` with ``poll(0)`` every 5,000, ``flush``). Sink: that topic -> a file, by
 one FileStreamSink lease and by a hand-written loop (``assign``, ``consume(10000)``, decode,
 write). Both with StringConverter and with JsonConverter (``schemas.enable=true``: the
@@ -34,8 +34,8 @@ from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-def
 
 from sparkcat.kafka import clients
 from sparkcat.kafka.broker import EmbeddedBroker
-from sparkcat.runtime import client_cache
-from sparkcat.runtime.lease import LeaseSpec, run_lease
+from sparkcat.runtime.tasks import client_cache
+from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
@@ -118,7 +118,7 @@ def lease_spec(servers: str, kind: str, converter: str, task: dict[str, str], n:
         },
         max_ms=600_000,
         max_records=n,
-        control_path=None,
+        control=None,
         assignment=assignment,
     )
 

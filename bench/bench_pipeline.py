@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -197,13 +198,20 @@ def baseline(servers: str, source: Path, records: int, work: Path) -> float:
     admin = AdminClient({"bootstrap.servers": servers})
     admin.create_topics([NewTopic(topic, 1)])[topic].result()
     sink = work / "baseline.sink.txt"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     consumer = subprocess.Popen(
         [sys.executable, "-c", CONSUMER, servers, topic, str(sink), str(records)]
     )
     subprocess.run([sys.executable, "-c", PRODUCER, servers, topic, str(source)], check=True)
     consumer.wait()
-    return records / (time.monotonic() - start)
+    elapsed = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # Both processes, start to exit (the broker not included): compare with the worker tree's
+    # "cores in all" x window of --lease-log, minus its broker line.
+    print(f"baseline CPU: {cpu:.2f} s for {records:,} records", flush=True)
+    return records / elapsed
 
 
 # -- sparkcat -----------------------------------------------------------------------------

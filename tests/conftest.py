@@ -55,3 +55,16 @@ def unique_topic(request: pytest.FixtureRequest) -> Callable[[str], str]:
         return f"{prefix}-{test_name}-{uuid.uuid4().hex[:8]}"
 
     return make
+
+
+@pytest.fixture(scope="session")
+def schema_registry() -> Iterator[str]:
+    """The URL of the session's Schema-Registry-compatible test server
+    (``tests/support/schema_registry.py``) on a free loopback port."""
+    from tests.support.schema_registry import SchemaRegistryServer
+
+    server = SchemaRegistryServer().start()
+    try:
+        yield server.url
+    finally:
+        server.stop()

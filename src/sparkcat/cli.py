@@ -1,4 +1,5 @@
-"""The composition root: ``sparkcat standalone WORKER.properties [CONNECTOR ...]``.
+"""The composition root: ``sparkcat standalone WORKER.properties [CONNECTOR ...]``
+(``sparkcat distributed WORKER.properties`` is :mod:`sparkcat.cli_distributed`).
 
 Also installed as ``connect-standalone`` (Kafka's script name, same arguments) and answers
 ``sparkcat --version``. Connector files are Java ``.properties`` (with ``name``), a flat JSON
@@ -28,19 +29,21 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sparkcat
 from sparkcat.api.errors import ConfigError, ConnectError
-from sparkcat.runtime.herder_validation import (
+from sparkcat.cli_support import cluster_id as _cluster_id
+from sparkcat.cli_support import setup_logging as _setup_logging
+from sparkcat.runtime.herder.validation import (
     check_connector_name,
     ensure_valid,
     validate_connector_config,
 )
-from sparkcat.runtime.plugins import default_registry
+from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.properties import load_properties
 from sparkcat.runtime.worker_config import WorkerConfig
 
@@ -58,7 +61,7 @@ class ConnectorRequest:
     """One connector file, read and checked."""
 
     name: str
-    config: dict[str, str]
+    config: dict[str, str | None]  # a JSON null stays None: validation rejects it as Kafka does
     initial_state: str | None = None
     initial_offsets: Any = None
 
@@ -96,13 +99,15 @@ def _request_from_json(path: str, data: dict[str, Any]) -> ConnectorRequest:
     return _request(path, data.get("name"), {k: _string(v) for k, v in data.items()})
 
 
-def _string(value: Any) -> str:
+def _string(value: Any) -> str | None:
+    if value is None:
+        return None
     if isinstance(value, bool):
         return "true" if value else "false"
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _request(path: str, name: Any, config: dict[str, str]) -> ConnectorRequest:
+def _request(path: str, name: Any, config: Mapping[str, str | None]) -> ConnectorRequest:
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"connector config {path} has no 'name'")
     try:
@@ -165,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sparkcat.cli_manage import manage_main
 
         return manage_main(args)
+    if args[:1] == ["distributed"]:
+        from sparkcat.cli_distributed import run_distributed
+
+        return run_distributed(args[1:])
     if not args or args[0] != "standalone":
         command = f"unknown command '{args[0]}'; " if args else ""
         print(f"sparkcat: {command}{USAGE}", file=sys.stderr)
@@ -187,16 +196,6 @@ def run_standalone(args: Sequence[str]) -> int:
     for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
         os.environ.setdefault(variable, sys.executable)
     return _Worker(worker).run(requests)
-
-
-def _setup_logging() -> None:
-    logging.basicConfig(
-        level=logging.INFO,
-        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
-        stream=sys.stderr,
-    )
-    for noisy in ("py4j", "uvicorn.error"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 class _Worker:
@@ -243,9 +242,9 @@ class _Worker:
         from sparkcat.engine import SparkEngine  # lazily: it imports pyspark
 
         self.engine = SparkEngine(self.config.strings(), self.offsets)
-        from sparkcat.runtime.herder import StandaloneHerder
         from sparkcat.runtime.rest.app import create_app
         from sparkcat.runtime.rest.server import RestServer
+        from sparkcat.runtime.standalone.herder import StandaloneHerder
 
         registry = default_registry(self.config.plugin_path())
         self.herder = StandaloneHerder(self.config, self.engine, self.offsets, registry, "")
@@ -312,20 +311,6 @@ def _worker_id(config: WorkerConfig, port: int) -> str:
     host = config.get("rest.advertised.host.name") or socket.gethostname()
     advertised_port = config.get("rest.advertised.port") or port
     return f"{host}:{advertised_port}"
-
-
-def _cluster_id(config: WorkerConfig) -> str | None:
-    try:
-        from confluent_kafka.admin import AdminClient
-
-        from sparkcat.kafka.clients import admin_config
-
-        conf: dict[str, str | int | float | bool] = {**admin_config(config.strings())}
-        admin = AdminClient(conf)
-        return str(admin.describe_cluster(request_timeout=5).result(timeout=5).cluster_id)
-    except Exception:
-        log.warning("Could not read the Kafka cluster id", exc_info=True)
-        return None
 
 
 if __name__ == "__main__":

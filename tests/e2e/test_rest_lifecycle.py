@@ -96,8 +96,12 @@ def test_lifecycle_over_http(worker: tuple[str, Path], unique_topic: Callable[[s
     config = {"connector.class": "FileStreamSource", "file": str(source_file),
               "topic": unique_topic("rest"), "tasks.max": "1"}  # fmt: skip
     with httpx.Client(base_url=url, timeout=100) as client:
+        rejects_nulls_and_reports_one_parse_error(client, config)
         created = client.post("/connectors", json={"name": "src", "config": config})
         assert created.status_code == 201, created.text
+        null_put = client.put("/connectors/src/config", json={**config, "batch.size": None})
+        assert null_put.status_code == 400
+        assert client.get("/connectors/src/config").json() == {**config, "name": "src"}
         assert created.headers["location"] == f"{url}/connectors/src"
         wait_for("RUNNING", lambda: state(client, "src") == "RUNNING")
         assert client.get("/connectors/src/status").json()["tasks"][0]["id"] == 0
@@ -126,3 +130,27 @@ def test_lifecycle_over_http(worker: tuple[str, Path], unique_topic: Callable[[s
         assert client.delete("/connectors/src").status_code == 204
         assert client.get("/connectors").json() == []
         assert client.get("/connectors/src/status").status_code == 404
+
+
+INVALID = "Connector configuration is invalid and contains the following 1 error(s):\n"
+
+
+def rejects_nulls_and_reports_one_parse_error(client: httpx.Client, config: dict[str, str]) -> None:
+    """Kafka's answers for a JSON ``null`` value and an unparsable one; nothing is created."""
+    null = client.post("/connectors", json={"name": "n", "config": {**config, "batch.size": None}})
+    assert null.status_code == 400
+    assert null.json()["message"].startswith(
+        INVALID + "Null value can not be supplied as the configuration value.\n"
+    )
+    bad = client.post("/connectors", json={"name": "b", "config": {**config, "tasks.max": "abc"}})
+    assert bad.status_code == 400
+    assert bad.json()["message"].startswith(
+        INVALID + "Invalid value abc for configuration tasks.max: Not a number of type INT\n"
+    )
+    validate = client.put(
+        "/connector-plugins/FileStreamSource/config/validate",
+        json={**config, "name": "v", "batch.size": None, "tasks.max": "abc"},
+    ).json()
+    assert validate["error_count"] == 2
+    assert client.put("/connectors/p/config", json={**config, "topic": None}).status_code == 400
+    assert client.get("/connectors").json() == []

@@ -452,8 +452,30 @@ def _bad_case(tmp_path: Path, case: str) -> tuple[Path, Path, str]:
             "topics and topics.regex are mutually exclusive options, but both are set.",
         )
     if case == "bad-value":
+        # One error for an unparsable value: its validator is not also run on the missing result.
         write_properties(connector, {**SOURCE_OK, "tasks.max": "many"})
-        return worker, connector, "Invalid value many for configuration tasks.max"
+        return (
+            worker,
+            connector,
+            "1 error(s): Invalid value many for configuration tasks.max: Not a number of type INT",
+        )
+    if case == "bad-boolean":
+        write_properties(connector, {**SOURCE_OK, "errors.log.enable": "maybe"})
+        return (
+            worker,
+            connector,
+            "1 error(s): Invalid value maybe for configuration errors.log.enable: "
+            "Expected value to be either true or false",
+        )
+    if case == "null-value":
+        connector = tmp_path / "connector.json"
+        config = {**SOURCE_OK, "batch.size": None}
+        connector.write_text(json.dumps({"name": "ok", "config": config}), encoding="utf-8")
+        return (
+            worker,
+            connector,
+            "1 error(s): Null value can not be supplied as the configuration value.",
+        )
     if case == "unreadable":
         connector = tmp_path / "a-directory.properties"
         connector.mkdir()
@@ -480,6 +502,8 @@ def _bad_case(tmp_path: Path, case: str) -> tuple[Path, Path, str]:
         "unknown-class",
         "topics-and-regex",
         "bad-value",
+        "bad-boolean",
+        "null-value",
         "unreadable",
         "missing-file",
         "malformed-json",

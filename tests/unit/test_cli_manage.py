@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from sparkcat.cli import main
-from sparkcat.runtime.herder import StandaloneHerder
-from sparkcat.runtime.plugins import PluginRegistry
+from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.rest.app import create_app
 from sparkcat.runtime.rest.server import RestServer
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 from sparkcat.runtime.worker_config import WorkerConfig
 
@@ -115,7 +115,11 @@ def test_plugins(capsys: pytest.CaptureFixture[str], url: str) -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["CLASS", "TYPE", "VERSION"]
     assert [line.split()[:2] for line in lines[1:]] == [
+        ["io.confluent.connect.jdbc.JdbcSinkConnector", "sink"],
+        ["io.confluent.connect.s3.S3SinkConnector", "sink"],
         ["org.apache.kafka.connect.file.FileStreamSinkConnector", "sink"],
+        ["sparkcat.connectors.storage.FileSystemSinkConnector", "sink"],
+        ["io.confluent.connect.jdbc.JdbcSourceConnector", "source"],
         ["org.apache.kafka.connect.file.FileStreamSourceConnector", "source"],
     ]
     code, out, _ = run(capsys, url, "plugins", "list", "--all", "--json")

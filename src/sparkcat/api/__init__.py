@@ -7,6 +7,12 @@ well as from its module. This package imports only the standard library.
 
 from __future__ import annotations
 
+from sparkcat.api.batch import (
+    ConnectDataBatch,
+    SinkRecordBatch,
+    SourceRecordBatch,
+    SourceRun,
+)
 from sparkcat.api.config import (
     NO_DEFAULT_VALUE,
     AbstractConfig,
@@ -160,6 +166,7 @@ __all__ = [
     "ConfigProvider",
     "ConfigType",
     "ConfigValue",
+    "ConnectDataBatch",
     "ConnectError",
     "ConnectRecord",
     "ConnectSchema",
@@ -201,6 +208,7 @@ __all__ = [
     "SinkConnector",
     "SinkConnectorContext",
     "SinkRecord",
+    "SinkRecordBatch",
     "SinkTask",
     "SinkTaskContext",
     "SourceConnector",
@@ -208,6 +216,8 @@ __all__ = [
     "SourceOffset",
     "SourcePartition",
     "SourceRecord",
+    "SourceRecordBatch",
+    "SourceRun",
     "SourceTask",
     "SourceTaskContext",
     "Struct",

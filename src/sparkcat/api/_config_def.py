@@ -309,7 +309,8 @@ class ConfigDef:
         each followed by its dependents; a key reached twice is checked twice (so its errors
         may repeat, as in Kafka). Each :class:`ConfigValue` carries the parsed value (or
         ``None``), its error messages, and the recommender's values and visibility (recommended
-        values of a key reached again are narrowed to those recommended before). A dependent
+        values of a key reached again are narrowed to those recommended before). A value that
+        fails to parse gets exactly that one error: its validator is not run. A dependent
         that is not defined gets the error ``<name> is referred in the dependents, but not
         defined.`` and is invisible.
         """
@@ -339,16 +340,20 @@ class ConfigDef:
         result = results[name]
         value: Any = None
         is_set = name in props
+        parsed_ok = True
         if is_set:
             try:
                 value = parse_type(name, props[name], key.type)
             except ConfigError as e:
                 result.add_error_message(str(e))
+                parsed_ok = False
         elif not key.has_default():
             result.add_error_message(_missing_required(name))
         else:
             value = key.default
-        if key.validator is not None and (is_set or value is not None):
+        # A value that failed to parse is reported once: running the validator on the
+        # missing result would add a second, misleading error ("Value must be non-null").
+        if key.validator is not None and parsed_ok and (is_set or value is not None):
             try:
                 key.validator(name, value)
             except ConfigError as e:

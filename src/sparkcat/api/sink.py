@@ -9,7 +9,7 @@ to consume (last delivered + 1), committed to consumer group ``connect-<name>``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import overload
 
@@ -137,10 +137,17 @@ class SinkTask(Task):
         ``context.offset(...)`` to start elsewhere. Default: nothing."""
 
     @abstractmethod
-    def put(self, records: list[SinkRecord]) -> None:
+    def put(self, records: Sequence[SinkRecord]) -> None:
         """Write (or buffer) ``records``. They may be written asynchronously as long as
         :meth:`flush` makes them durable. Raise
-        :class:`~sparkcat.api.errors.RetriableError` to get the same batch again later."""
+        :class:`~sparkcat.api.errors.RetriableError` to get the same batch again later.
+
+        ``records`` is a read-only sequence (Kafka: a ``Collection``): a list, or — on the
+        columnar path, when no transformation is configured — a
+        :class:`~sparkcat.api.batch.SinkRecordBatch`, which builds each ``SinkRecord`` only
+        when indexed or iterated. A batch-aware task reads its columns instead
+        (``records.values()``, ``.keys()``, ``.offsets()``, ``.to_arrow()``, ...) after an
+        ``isinstance(records, SinkRecordBatch)`` check."""
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         """Make everything given to :meth:`put` durable. ``current_offsets`` maps each

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, NamedTuple
 
+from sparkcat.api.batch import SourceRecordBatch
 from sparkcat.api.connector import Connector, ConnectorContext, Task
 from sparkcat.api.records import SourceRecord
 
@@ -184,8 +185,15 @@ class SourceTask(Task):
         self.context = context
 
     @abstractmethod
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
         """The next records, or ``None``/``[]`` when none are available right now.
+
+        A task may return a :class:`~sparkcat.api.batch.SourceRecordBatch` instead of a
+        list (the columnar path: one topic, a column of values, one partition/offset run per
+        source partition); without transformations the framework then converts and sends
+        whole columns, with no ``SourceRecord`` per record. The committed offsets are the
+        same as for the records one by one (each run's last), as long as the run's offset
+        is the one after its last record.
 
         Raising :class:`~sparkcat.api.errors.RetriableError` makes the framework poll again;
         any other exception fails the task.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sparkcat.api.batch import ConnectDataBatch
 from sparkcat.api.config import ConfigDef
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, Schema, SchemaAndValue, Type
@@ -15,6 +16,7 @@ from sparkcat.converters._config import new_converter_config_def
 
 CONFIG_DEF = new_converter_config_def()
 _NULL = SchemaAndValue(OPTIONAL_BYTES_SCHEMA, None)
+_PLAIN = {bytes, type(None)}
 _new_sv = tuple.__new__  # SchemaAndValue is a NamedTuple: skips its Python-level constructor
 
 
@@ -50,6 +52,19 @@ class ByteArrayConverter(Converter, HeaderConverter):
         if data.__class__ is not bytes:
             data = bytes(data)
         return _new_sv(SchemaAndValue, (OPTIONAL_BYTES_SCHEMA, data))
+
+    # The columnar path: bytes and nulls pass through as they are, in one C-level check.
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: list[Any]
+    ) -> list[bytes | None]:
+        if (schema is None or schema.type is Type.BYTES) and set(map(type, values)) <= _PLAIN:
+            return list(values)
+        return super().from_connect_data_batch(topic, schema, values)
+
+    def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
+        if set(map(type, datas)) <= _PLAIN:
+            return ConnectDataBatch(OPTIONAL_BYTES_SCHEMA, list(datas))
+        return super().to_connect_data_batch(topic, datas)
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

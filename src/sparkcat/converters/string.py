@@ -10,6 +10,7 @@ import codecs
 from collections.abc import Mapping
 from typing import Any
 
+from sparkcat.api.batch import ConnectDataBatch
 from sparkcat.api.config import ConfigDef, ConfigType, Importance, Width
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.data import OPTIONAL_STRING_SCHEMA, Schema, SchemaAndValue
@@ -32,6 +33,8 @@ CONFIG_DEF = new_converter_config_def().define(
 
 
 _NULL = SchemaAndValue(OPTIONAL_STRING_SCHEMA, None)
+_ONLY_STR = {str}
+_ONLY_BYTES = {bytes}
 # SchemaAndValue is a NamedTuple: tuple.__new__ skips its Python-level constructor.
 _new_sv = tuple.__new__
 
@@ -82,6 +85,27 @@ class StringConverter(Converter, HeaderConverter):
             return _new_sv(SchemaAndValue, (OPTIONAL_STRING_SCHEMA, text))
         except UnicodeDecodeError as e:
             raise DataError(f"Failed to deserialize string (topic '{topic}'): {e}") from e
+
+    # The columnar path: a column of str/bytes is one map over a C method; anything unusual
+    # (nulls, other types, undecodable bytes) takes the per-record method, which raises
+    # Kafka's error for the record at fault.
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: list[Any]
+    ) -> list[bytes | None]:
+        if self._codec is None and set(map(type, values)) == _ONLY_STR:
+            try:
+                return list(map(str.encode, values))
+            except UnicodeEncodeError:
+                pass
+        return super().from_connect_data_batch(topic, schema, values)
+
+    def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
+        if self._codec is None and set(map(type, datas)) == _ONLY_BYTES:
+            try:
+                return ConnectDataBatch(OPTIONAL_STRING_SCHEMA, list(map(bytes.decode, datas)))  # type: ignore[arg-type]
+            except UnicodeDecodeError:
+                pass
+        return super().to_connect_data_batch(topic, datas)
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

@@ -25,12 +25,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming.query import StreamingQuery
 
 from sparkcat.engine import plan as plan_files
+from sparkcat.engine.control_server import ControlServer
 from sparkcat.engine.datasource import FORMAT
 from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
-from sparkcat.runtime.lease import LeaseSpec
 from sparkcat.runtime.stores.offsets import OffsetStore
+from sparkcat.runtime.tasks.lease import LeaseSpec
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,7 @@ class ConnectorQuery:
         worker_config: Mapping[str, str],
         offset_store: OffsetStore,
         state_dir: Path,
+        control: ControlServer,
     ) -> None:
         self.name = plan.name
         self.kind = plan.kind
@@ -93,7 +95,9 @@ class ConnectorQuery:
         self._listener = listener
         self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
         self._offsets = offset_store
-        self._plan_path, self._control_path = plan_files.connector_paths(state_dir, plan.name)
+        self._plan_path = plan_files.plan_path(state_dir, plan.name)
+        self._control = control
+        self._channel = control.open_channel("run")
         self._lock = threading.Condition()
         self._plan = plan
         self._bounds = lease_bounds(plan.connector_config, worker_config)
@@ -125,7 +129,7 @@ class ConnectorQuery:
         with self._lock:
             if self._closing.is_set():
                 return
-            plan_files.write_control(self._control_path, "run")
+            self._control.set_state(self._channel, "run")
             self._issue_locked()
         if not self._launch():
             return
@@ -179,7 +183,7 @@ class ConnectorQuery:
             self._failed.clear()
             self._idle_streak.clear()
             self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
-        plan_files.write_control(self._control_path, "run")
+        self._control.set_state(self._channel, "run")
         with self._lock:
             self._issue_locked()
         if plan.paused:
@@ -189,11 +193,11 @@ class ConnectorQuery:
         with self._lock:
             self._state = plan_files.PAUSED
             self._write_plan_locked()
-        plan_files.write_control(self._control_path, "pause")
+        self._control.set_state(self._channel, "pause")
         self._report_paused()
 
     def resume(self) -> None:
-        plan_files.write_control(self._control_path, "run")
+        self._control.set_state(self._channel, "run")
         with self._lock:
             self._state = plan_files.RUNNING
             self._issue_locked()
@@ -217,6 +221,7 @@ class ConnectorQuery:
                 query.stop()
             except Exception:  # stopping a failed query may raise its error again
                 log.debug("Stopping the query of %s raised", self.name, exc_info=True)
+        self._control.close_channel(self._channel)
         if self._sink is not None:
             self._sink.close()
         shutil.rmtree(self._checkpoint, ignore_errors=True)
@@ -233,7 +238,7 @@ class ConnectorQuery:
         with self._lock:
             self._state = plan_files.STOPPING if final else plan_files.PAUSED
             self._write_plan_locked()
-        plan_files.write_control(self._control_path, word)
+        self._control.set_state(self._channel, word)
         deadline = time.monotonic() + timeout_s
         with self._lock:
             while self._in_flight and self.failure is None and self._query_active():
@@ -247,7 +252,7 @@ class ConnectorQuery:
         return self._query is not None and self._query.isActive
 
     def _runnable(self) -> list[int]:
-        return [t for t in range(len(self._plan.task_configs)) if t not in self._failed]
+        return [t for t in self._plan.task_ids() if t not in self._failed]
 
     def _specs_locked(self) -> list[LeaseSpec]:
         tasks = self._runnable()
@@ -275,7 +280,7 @@ class ConnectorQuery:
                     worker_config=dict(self._worker),
                     max_ms=max_ms,
                     max_records=self._bounds.max_records,
-                    control_path=str(self._control_path),
+                    control=self._channel,
                     source_offsets=source_offsets,
                     assignment=tuple(per_task[task]) if self._sink is not None else (),
                     data_max_ms=self._bounds.max_ms if max_ms > self._bounds.max_ms else 0,
@@ -296,7 +301,7 @@ class ConnectorQuery:
         plan_files.write_plan(self._plan_path, self._issued, self._state, [])
 
     def _report_paused(self) -> None:
-        for task in range(len(self._plan.task_configs)):
+        for task in self._plan.task_ids():
             if task not in self._failed:
                 self._listener.on_task_paused(self.name, task)
 

@@ -7,7 +7,7 @@ are per-run scratch.
 
 Where each piece runs (reference/pyspark-datasource.md §1.2): ``latestOffset`` and
 ``partitions`` run in a driver-side runner process and only read the plan file; ``read``
-runs on an executor and runs the whole task loop (:func:`sparkcat.runtime.lease.run_lease`),
+runs on an executor and runs the whole task loop (:func:`sparkcat.runtime.tasks.lease.run_lease`),
 yielding one small result row per task. The rows reach the worker's main process through
 ``foreachBatch`` (:mod:`sparkcat.engine.connector_query`).
 """
@@ -72,9 +72,10 @@ class LeaseReader(DataSourceStreamReader):
         assert isinstance(partition, LeasePartition)
         doc = orjson.loads(partition.spec_json)
         try:
-            from sparkcat.runtime.lease import run_lease
+            from sparkcat.engine.shipping import activate
+            from sparkcat.runtime.tasks.lease import run_lease
 
-            result = run_lease(plan_files.spec_from_json(doc))
+            result = run_lease(activate(plan_files.spec_from_json(doc)))
         except BaseException:  # whatever broke, the task's status must say it
             yield (
                 doc["connector"],

@@ -1,11 +1,13 @@
-"""Plan and control files: how the worker's main process steers a connector's query.
+"""Plan files: how the worker's main process steers a connector's query.
 
 The streaming query's source runs in driver-side Spark helper processes and its tasks on
 executors; neither can see the main process's memory. So the main process writes, per
 connector, a *plan file* (the lease number Spark may run next, the run state, and one
-:class:`~sparkcat.runtime.lease.LeaseSpec` per task) that the driver-side reader relays into
-``InputPartition``\\s, and a *control file* that running leases watch to end early on pause,
-stop or reconfiguration. Both are replaced atomically, so readers never see half a file.
+:class:`~sparkcat.runtime.tasks.lease.LeaseSpec` per task) that the driver-side reader relays into
+``InputPartition``\\s. Plan files are read only on the driver's host; running leases, which
+may run on other hosts, learn that they must end early (pause, stop, reconfiguration) over the
+network (:mod:`sparkcat.engine.control_server`). A plan is replaced atomically, so readers
+never see half a file.
 """
 
 from __future__ import annotations
@@ -19,17 +21,17 @@ from typing import Any
 
 import orjson
 
-from sparkcat.runtime.lease import LeaseSpec
+from sparkcat.runtime.tasks.lease import LeaseSpec
 
 RUNNING = "running"
 PAUSED = "paused"
 STOPPING = "stopping"
 
 
-def connector_paths(state_dir: Path, name: str) -> tuple[Path, Path]:
-    """The plan and control file of connector ``name`` (names may hold any character)."""
+def plan_path(state_dir: Path, name: str) -> Path:
+    """The plan file of connector ``name`` (names may hold any character)."""
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:16]
-    return state_dir / f"{digest}.plan.json", state_dir / f"{digest}.control"
+    return state_dir / f"{digest}.plan.json"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -45,10 +47,6 @@ def write_plan(path: Path, lease: int, state: str, specs: list[LeaseSpec]) -> No
 
 def read_plan(path: str | Path) -> dict[str, Any]:
     return orjson.loads(Path(path).read_bytes())  # type: ignore[no-any-return]
-
-
-def write_control(path: Path, word: str) -> None:
-    _atomic_write(path, word.encode("ascii"))
 
 
 def spec_to_json(spec: LeaseSpec) -> dict[str, Any]:

@@ -1,7 +1,18 @@
 """The worker's SparkSession: built once per worker process from the worker config.
 
 Every ``spark.*`` key of the worker config is handed to Spark untouched; sparkcat only fills in
-defaults that suit a Connect worker (see :data:`DEFAULTS`).
+defaults that suit a Connect worker (see :data:`DEFAULTS` and :func:`spark_settings`).
+
+Spark's own output (log4j, the JVM's warnings, Python workers' standard error, stack traces
+while stopping) goes to one file, :func:`spark_log_file`, never to the worker's terminal: the
+JVM is started with its standard output and error redirected there, with the log4j2
+configuration shipped beside this module (Spark at ERROR unless ``spark.log.level`` says
+otherwise).
+
+Start-up: the driver and spark-submit's launcher JVM run with :data:`JVM_OPTIONS`; once the
+session is up, a background job starts Spark's Python daemon and one Python worker with the
+lease modules imported (``SPARKCAT_NO_WARMUP=1`` skips it, for measurements with
+``bench/bench_startup.py``).
 """
 
 from __future__ import annotations
@@ -9,20 +20,32 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import tempfile
+import threading
+import warnings
 from collections.abc import Mapping
+from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 
 POOL = "sparkcat"
+_HERE = Path(__file__).resolve().parent
+LOG4J2_FILE = _HERE / "log4j2.properties"
+FAIR_POOLS_FILE = _HERE / "fairscheduler.xml"
+SPARK_LOG_NAME = "spark.log"
+DEFAULT_SPARK_LOG_LEVEL = "ERROR"
 
 # Why each default:
 # - spark.master: a lease holds a task slot for its whole duration and mostly waits on I/O, so
 #   local mode gets more slots than cores (ARCHITECTURE §3); ",2" allows one retry of a task
 #   whose Python worker crashed (spark.task.maxFailures is ignored in plain local[N]).
-# - FAIR scheduling with one shared pool: one heavy connector does not set the pace of the
-#   others, and a shared pool avoids the name tie-break starvation of per-query pools.
+# - FAIR scheduling with one shared pool, declared in the shipped pool file: one heavy
+#   connector does not set the pace of the others, and a shared pool avoids the name
+#   tie-break starvation of per-query pools.
 # - the UI and the console progress bar are off: the UI costs memory and a port per worker
 #   (set spark.ui.enabled=true to get it); the bar would garble the worker's progress lines.
 DEFAULTS: dict[str, str] = {
@@ -31,29 +54,134 @@ DEFAULTS: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.scheduler.mode": "FAIR",
+    "spark.scheduler.allocation.file": str(FAIR_POOLS_FILE),
     "spark.sql.shuffle.partitions": "1",
     "spark.python.worker.faulthandler.enabled": "true",
     "spark.sql.streaming.stopTimeout": "30s",
     "spark.sql.adaptive.enabled": "false",
+    "spark.log.level": DEFAULT_SPARK_LOG_LEVEL,
 }
+
+# JVM options sparkcat puts in front of the user's spark.driver.extraJavaOptions (later
+# options win, so the user's own -D and -XX settings still override these). The driver JVM
+# only relays small lease results (Python workers copy the records), so it gains nothing from
+# the C2 compiler, which otherwise burns about a core-second per micro-batch in the first
+# minute; one GC thread suits its small heap on a shared machine (bench/RESULTS.md, Start-up).
+JVM_OPTIONS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
+def _is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+# Forced, whatever the worker config says: a speculative copy of a slow lease would run the
+# same task twice at once (two producers of one source task, two consumers of one partition).
+FORCED: dict[str, str] = {"spark.speculation": "false"}
 
 
 def spark_settings(worker_config: Mapping[str, str]) -> dict[str, str]:
-    """The Spark settings for a worker: sparkcat's defaults overridden by the ``spark.*`` keys."""
+    """The Spark settings for a worker: sparkcat's defaults overridden by the ``spark.*`` keys,
+    with sparkcat's log4j2 configuration and JVM options in front of the user's Java options."""
     settings = dict(DEFAULTS)
     settings.update({k: v for k, v in worker_config.items() if k.startswith("spark.")})
+    ours = [
+        f"-Dlog4j2.configurationFile={LOG4J2_FILE.as_uri()}",
+        f"-Dconnect.spark.log.level={settings['spark.log.level'].upper()}",
+        *JVM_OPTIONS,
+    ]
+    # Only the driver's: in local mode executors are threads of the driver JVM, and on a
+    # cluster the shipped file is not on the executors' machines (they keep their own setup).
+    key = "spark.driver.extraJavaOptions"
+    settings[key] = " ".join([*ours, settings.get(key, "")]).strip()
+    for key, value in FORCED.items():
+        if settings.get(key, value) != value:
+            log.warning("%s=%s is ignored: sparkcat sets %s", key, settings[key], value)
+    settings.update(FORCED)
     return settings
+
+
+def spark_log_file(environ: Mapping[str, str] | None = None) -> Path:
+    """Where Spark's own output goes: ``$LOG_DIR/spark.log`` (``LOG_DIR`` as in Kafka's
+    scripts), else ``./logs/spark.log``, else ``<temp dir>/sparkcat-logs/spark.log`` when the
+    working directory is not writable."""
+    env = os.environ if environ is None else environ
+    candidates = [Path(env["LOG_DIR"])] if env.get("LOG_DIR") else []
+    candidates += [Path.cwd() / "logs", Path(tempfile.gettempdir()) / "sparkcat-logs"]
+    for directory in candidates:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path = directory / SPARK_LOG_NAME
+            with path.open("ab"):
+                return path
+        except OSError:
+            continue
+    raise OSError(f"no writable directory for Spark's log among {candidates}")
+
+
+def quiet_python_warnings() -> None:
+    """pyspark 4.3 warns in every process that it does not "fully support" pandas 3 (it works
+    for what sparkcat uses, and sparkcat passes no pandas data): not the user's concern."""
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
+
+
+def python_for_executors(settings: Mapping[str, str]) -> str | None:
+    """The ``PYSPARK_PYTHON`` default: this interpreter when executors share this machine
+    (``local`` and ``local-cluster`` masters); else none, so Spark uses
+    ``spark.pyspark.python`` (e.g. ``./env/bin/python`` of a ``spark.archives`` environment)
+    or the executors' own ``python3`` (docs/cluster.md)."""
+    return sys.executable if settings.get("spark.master", "").startswith("local") else None
 
 
 def build_session(worker_config: Mapping[str, str]) -> SparkSession:
     """Create (or join) the process's SparkSession for this worker."""
-    # Spark's Python workers must run this interpreter, else they "fail to connect back".
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings = spark_settings(worker_config)
+    # Spark's Python workers must run a matching interpreter, else they "fail to connect back";
+    # on a cluster this machine's path may not exist on executors (python_for_executors).
+    executor_python = python_for_executors(settings)
+    if executor_python is not None:
+        os.environ.setdefault("PYSPARK_PYTHON", executor_python)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    builder = SparkSession.builder
-    for key, value in spark_settings(worker_config).items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(worker_config.get("spark.log.level", "WARN"))
+    quiet_python_warnings()
+    if _is_local(settings["spark.master"]):
+        # Spark binds to the hostname's address and warns when it resolves to loopback; a
+        # local master needs nothing but loopback.
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # spark-submit first runs a short-lived launcher JVM to build the driver's command line.
+    os.environ.setdefault("SPARK_LAUNCHER_OPTS", " ".join(JVM_OPTIONS))
+    conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
+    if SparkContext._active_spark_context is None and SparkContext._gateway is None:
+        log_file = spark_log_file()
+        log.info("Spark's own log: %s", log_file)
+        with log_file.open("ab") as out:
+            # The JVM (and every process it starts) writes to the log file, not the terminal.
+            popen = {"stdout": out, "stderr": out}
+            gateway = launch_gateway(conf, popen_kwargs=popen)  # type: ignore[no-untyped-call]
+        SparkContext(conf=conf, gateway=gateway)
+    session = SparkSession.builder.config(conf=conf).getOrCreate()
     log.info("Spark %s session ready (master %s)", session.version, session.sparkContext.master)
+    if os.environ.get("SPARKCAT_NO_WARMUP") != "1":
+        threading.Thread(
+            target=_warm_python_workers, args=(session,), name="sparkcat-warmup", daemon=True
+        ).start()
     return session
+
+
+def _import_lease_modules(_: object) -> int:
+    """Runs in a Spark Python worker: import what leases import, so the first lease of
+    either kind finds them loaded (Spark reuses idle Python workers)."""
+    import sparkcat.runtime.tasks.worker_sink_task
+    import sparkcat.runtime.tasks.worker_source_task  # noqa: F401
+
+    return 0
+
+
+def _warm_python_workers(session: SparkSession) -> None:
+    """Start Spark's Python daemon and one worker with sparkcat's lease modules imported,
+    while the first query is still being set up (a cold daemon is ~1-2 s on the path to the
+    first record). Best effort: a failure here only means a colder first lease."""
+    try:
+        session.sparkContext.parallelize([0], 1).map(_import_lease_modules).collect()
+    except Exception:
+        log.debug("Warming up Spark's Python workers failed", exc_info=True)

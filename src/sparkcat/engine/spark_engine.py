@@ -21,8 +21,10 @@ from pyspark.sql import SparkSession
 
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.engine.connector_query import ConnectorQuery
+from sparkcat.engine.control_server import ControlServer
 from sparkcat.engine.datasource import LeaseDataSource
-from sparkcat.engine.session import build_session
+from sparkcat.engine.session import build_session, spark_settings
+from sparkcat.engine.shipping import Shipment
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.stores.offsets import OffsetStore
 
@@ -41,7 +43,8 @@ class _SessionHandle:
     touches Spark (starting a query, on the starter thread) waits for the session.
     """
 
-    def __init__(self, worker_config: Mapping[str, str]) -> None:
+    def __init__(self, worker_config: Mapping[str, str], shipment: Shipment) -> None:
+        self._shipment = shipment
         self._ready = threading.Event()
         self._session: SparkSession | None = None
         self._error: BaseException | None = None
@@ -52,6 +55,8 @@ class _SessionHandle:
     def _build(self, worker_config: dict[str, str]) -> None:
         try:
             session = build_session(worker_config)
+            # Before registering: the data source's Python function captures the includes.
+            self._shipment.attach(session.sparkContext)
             session.dataSource.register(LeaseDataSource)
             self._session = session
         except BaseException as exc:  # surfaced to whoever needs the session
@@ -79,18 +84,26 @@ class SparkEngine:
         session: SparkSession | None = None,
         state_dir: str | None = None,
     ) -> None:
-        self._worker = dict(worker_config)
         self._offsets = offset_store
         self._own_session = session is None
+        settings = spark_settings(worker_config)
+        if session is not None:
+            settings["spark.master"] = str(session.sparkContext.master)
+        # With a cluster master, sparkcat and the plugin environments go to executors.
+        self._shipment = Shipment(worker_config, settings["spark.master"])
+        self._worker = {**worker_config, **self._shipment.lease_config()}
         if session is None:
-            self.session: Any = _SessionHandle(worker_config)
+            self.session: Any = _SessionHandle(worker_config, self._shipment)
         else:
             self.session = session
+            self._shipment.attach(session.sparkContext)
             session.dataSource.register(LeaseDataSource)
         self._own_state_dir = state_dir is None
         self._state_dir = Path(state_dir or tempfile.mkdtemp(prefix="sparkcat-plans-"))
         self._state_dir.mkdir(parents=True, exist_ok=True)
         self._queries: dict[str, ConnectorQuery] = {}
+        # Leases may run on other hosts: early ends reach them over the network.
+        self._control = ControlServer(settings)
         self._lock = threading.RLock()
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparkcat-start")
         self._closed = threading.Event()
@@ -115,10 +128,16 @@ class SparkEngine:
             if current is not None:
                 current.stop(self._stop_timeout_s)
             query = ConnectorQuery(
-                self.session, plan, listener, self._worker, self._offsets, self._state_dir
+                self.session,
+                plan,
+                listener,
+                self._worker,
+                self._offsets,
+                self._state_dir,
+                self._control,
             )
             self._queries[plan.name] = query
-        self._starter.submit(self._start, query, listener, len(plan.task_configs))
+        self._starter.submit(self._start, query, listener, len(plan.task_ids()))
 
     def _start(self, query: ConnectorQuery, listener: EngineListener, tasks: int) -> None:
         """Start queries one at a time: Spark gives a starting Python process 10 s to connect
@@ -159,11 +178,13 @@ class SparkEngine:
         if queries:
             with ThreadPoolExecutor(max_workers=len(queries)) as pool:
                 list(pool.map(lambda q: q.stop(self._stop_timeout_s), queries))
+        self._control.close()
         if self._own_session:
             try:
                 self.session.stop()
             except ConnectError:
                 pass  # Spark never started: nothing to stop
+        self._shipment.close()
         if self._own_state_dir:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 

@@ -3,7 +3,7 @@
 rendering of validation results as ``ConfigInfos`` (§1.4).
 
 The pipeline that validates a whole connector config (§1.5) is
-:func:`sparkcat.runtime.herder_validation.validate_connector_config`.
+:func:`sparkcat.runtime.herder.validation.validate_connector_config`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.runtime.rest.entities import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 
 if TYPE_CHECKING:
-    from sparkcat.runtime.plugins import PluginRegistry
+    from sparkcat.runtime.isolation.plugins import PluginRegistry
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"
@@ -74,7 +74,7 @@ def plugin_class_validator(registry: PluginRegistry | None, kind: str) -> Lambda
     ``ConcreteSubClassValidator``); ``None`` values pass. No registry: no check."""
     if registry is None:
         return None
-    from sparkcat.runtime.plugins import kind_base
+    from sparkcat.runtime.isolation.plugins import kind_base
 
     def check(name: str, value: Any) -> None:
         if value is None:

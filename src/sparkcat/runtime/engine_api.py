@@ -23,6 +23,8 @@ class ConnectorPlan:
     topic settings from it. ``task_configs`` are what ``Connector.task_configs(max_tasks)``
     returned (each with ``task.class`` added), index = task id. ``generation`` grows with
     every new set of task configs, so a restarted plan is told apart from the old one.
+    ``tasks`` limits the plan to these task ids (distributed mode: the tasks assigned to this
+    worker; the others run elsewhere); ``None`` runs them all.
     """
 
     name: str
@@ -31,6 +33,13 @@ class ConnectorPlan:
     task_configs: list[dict[str, str]]
     generation: int = 0
     paused: bool = False
+    tasks: tuple[int, ...] | None = None
+
+    def task_ids(self) -> list[int]:
+        """The ids of the tasks this plan runs here."""
+        if self.tasks is None:
+            return list(range(len(self.task_configs)))
+        return [t for t in self.tasks if 0 <= t < len(self.task_configs)]
 
 
 class EngineListener(Protocol):

@@ -111,7 +111,7 @@ def base_config_def() -> ConfigDef:
                 "Longest wait for records to be acked before an offset commit is cancelled.")
         .define(PLUGIN_PATH_CONFIG, t.LIST, None, None, imp.LOW,
                 "Directories holding Python plugin modules or packages (see "
-                "sparkcat.runtime.plugins).")
+                "sparkcat.runtime.isolation.plugins).")
         .define("plugin.discovery", t.STRING, "hybrid_warn",
                 CaseInsensitiveValidString.in_("only_scan", "hybrid_warn", "hybrid_fail",
                                                "service_load"),

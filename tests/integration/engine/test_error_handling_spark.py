@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-def
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
-from sparkcat.runtime.error_handling.metrics import merge_metrics
+from sparkcat.runtime.errors.metrics import merge_metrics
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]

@@ -222,6 +222,29 @@ def test_stopped_is_the_last_call_exactly_once_per_instance(
     assert len(set(starts)) > 1
 
 
+def test_pause_ends_a_running_lease_within_a_second(engine: SparkEngine, tmp_path: Path) -> None:
+    from sparkcat_test_plugins import read_events  # type: ignore[import-not-found]
+
+    listener = RecordingListener()
+    events = tmp_path / "events.log"
+    plan = recording("long", events, unique("long"), **{"max.batch.ms": "60000"})
+    engine.start_connector(plan, listener)
+    wait_for(
+        lambda: any(c.count("poll") >= 3 for c in read_events(str(events)).values()),
+        30,
+        "a lease that is polling",
+    )
+
+    paused = time.monotonic()
+    engine.pause_connector("long")
+    wait_for(lambda: any("stop" in c for c in read_events(str(events)).values()), 5, "stop")
+    lease_ended = time.monotonic() - paused
+    engine.stop_connector("long")
+
+    # The lease was 60 s long: only the control channel could end it this early.
+    assert lease_ended < 1.0
+
+
 def test_transform_chains_with_predicates_apply_on_both_sides(
     engine: SparkEngine, tmp_path: Path
 ) -> None:

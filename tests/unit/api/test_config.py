@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sparkcat.api.config as config_module
+from sparkcat.api._config_types import parse_type
 from sparkcat.api.config import (
     AbstractConfig,
     ConfigDef,
@@ -15,6 +18,8 @@ from sparkcat.api.config import (
     ConfigType,
     ConfigValue,
     Importance,
+    LambdaValidator,
+    NonNullValidator,
     Password,
     Range,
     ValidString,
@@ -525,3 +530,66 @@ def test_public_names() -> None:
     ]
     assert ConfigDef.Width is Width and ConfigDef.Range is Range
     assert ConfigDef.NO_DEFAULT_VALUE is config_module.NO_DEFAULT_VALUE
+
+
+# -- a value that fails to parse is reported once ------------------------------------------
+
+
+def _always_fails(name: str, value: Any) -> None:
+    raise ConfigError(name, value, "the validator ran")
+
+
+_VALIDATORS = st.sampled_from(
+    [
+        None,
+        NonNullValidator(),
+        LambdaValidator.with_(_always_fails, "never valid"),
+    ]
+)
+_RAW_VALUES = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["abc", "1.5", "maybe", " 7 ", "1e3", "99999999999999999999", "-40000", ""]),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.lists(st.text(max_size=4), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(type_=st.sampled_from(list(ConfigType)), raw=_RAW_VALUES, validator=_VALIDATORS)
+def test_a_value_that_fails_to_parse_has_exactly_one_error(
+    type_: ConfigType, raw: Any, validator: Any
+) -> None:
+    definition = ConfigDef().define("k", type_, ConfigDef.NO_DEFAULT_VALUE, validator)
+    try:
+        parse_type("k", raw, type_)
+    except ConfigError as parse_error:
+        errors = definition.validate_all({"k": raw})["k"].error_messages
+        assert errors == [str(parse_error)]
+    else:
+        errors = definition.validate_all({"k": raw})["k"].error_messages
+        # A value that parses is run through its validator (the failing one reports).
+        failing = isinstance(validator, LambdaValidator)
+        assert len(errors) == (1 if failing else 0)
+
+
+@pytest.mark.parametrize(
+    ("type_", "raw", "message"),
+    [
+        (ConfigType.INT, "abc", "Not a number of type INT"),
+        (ConfigType.SHORT, "40000", "Not a number of type SHORT"),
+        (ConfigType.LONG, "1.5", "Not a number of type LONG"),
+        (ConfigType.DOUBLE, "x", "Not a number of type DOUBLE"),
+        (ConfigType.BOOLEAN, "maybe", "Expected value to be either true or false"),
+        (ConfigType.LIST, 7, "Expected a comma separated list."),
+        (ConfigType.CLASS, 7, "Expected a Class instance or class name."),
+        (ConfigType.PASSWORD, 7, "Expected value to be a string, but it was a int"),
+    ],
+)
+def test_each_type_reports_only_its_parse_error(type_: ConfigType, raw: Any, message: str) -> None:
+    definition = ConfigDef().define("k", type_, ConfigDef.NO_DEFAULT_VALUE, NonNullValidator())
+    errors = definition.validate_all({"k": raw})["k"].error_messages
+    assert len(errors) == 1
+    assert errors[0].endswith(message), errors

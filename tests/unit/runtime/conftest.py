@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
-from sparkcat.runtime.herder import StandaloneHerder
-from sparkcat.runtime.plugins import PluginRegistry
+from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 from sparkcat.runtime.worker_config import WorkerConfig
 

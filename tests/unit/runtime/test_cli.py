@@ -35,11 +35,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"sparkcat {sparkcat.__version__}"
 
 
-@pytest.mark.parametrize("args", [[], ["distributed"], ["standalone"]])
-def test_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "usage"),
+    [
+        ([], "usage: sparkcat standalone WORKER.properties"),
+        (["standalone"], "usage: sparkcat standalone WORKER.properties"),
+        (["distributed"], "usage: sparkcat distributed WORKER.properties"),
+    ],
+)
+def test_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], usage: str) -> None:
     code, err = run(capsys, *args)
     assert code == 2
-    assert_one_line(err, "usage: sparkcat standalone WORKER.properties")
+    assert_one_line(err, usage)
 
 
 def test_unreadable_worker_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any, TextIO
 
+from sparkcat.api.batch import SinkRecordBatch
 from sparkcat.api.errors import ConnectError
 from sparkcat.api.records import SinkRecord, TopicPartition
 from sparkcat.api.sink import SinkTask
@@ -55,11 +56,15 @@ class FileStreamSinkTask(SinkTask):
             self._out = open(self._filename, "a", encoding="utf-8", newline="")  # noqa: SIM115
         log.debug("Opened %s for writing", self._filename or "stdout")
 
-    def put(self, records: list[SinkRecord]) -> None:
+    def put(self, records: Sequence[SinkRecord]) -> None:
         if not records:
             return
         out = self._stream()
-        values = list(map(_VALUE, records))
+        # The columnar path hands over the values column: no SinkRecord is built.
+        if isinstance(records, SinkRecordBatch):
+            values = list(records.values())
+        else:
+            values = list(map(_VALUE, records))
         # One write per batch: the text layer would otherwise do per-record work. Flushed at
         # once, like Kafka's unbuffered PrintStream: lines reach the file while the lease runs
         # (not at its end), and a crash cannot leave half a line behind a buffer boundary.

@@ -15,17 +15,19 @@ input has no offsets: its records carry ``{"filename": None}`` / ``{"position": 
 from __future__ import annotations
 
 import io
+import itertools
 import logging
 import os
 import select
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from sparkcat.api.batch import SourceRecordBatch
 from sparkcat.api.data import STRING_SCHEMA
 from sparkcat.api.errors import ConnectError
-from sparkcat.api.records import SourceRecord
 from sparkcat.api.source import SourceTask
 from sparkcat.connectors.file.config import (
     DEFAULT_TASK_BATCH_SIZE,
@@ -93,16 +95,16 @@ class FileStreamSourceTask(SourceTask):
         # One partition map shared by every record: records are read-only.
         self._partition = {FILENAME_FIELD: self._filename}
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> SourceRecordBatch | None:
         if self._stopping.is_set():
             return None
         with self._lock:
             if self._stdin_fd is None and self._stream is None and not self._open():
                 ready = False
             else:
-                records = self._read_records()
-                if records:
-                    return records
+                batch = self._read_batch()
+                if batch is not None:
+                    return batch
                 ready = True
         if ready:
             self._stopping.wait(min(self.data_wait_s, self.idle_wait_s))
@@ -145,13 +147,34 @@ class FileStreamSourceTask(SourceTask):
             raise ConnectError("Offset position is the incorrect type")
         return position
 
-    def _read_records(self) -> list[SourceRecord]:
-        """Complete lines already split or readable now, at most ``batch.size``."""
-        records: list[SourceRecord] = []
-        self._take(records)
-        while len(records) < self._batch_size and self._fill():
-            self._take(records)
-        return records
+    def _read_batch(self) -> SourceRecordBatch | None:
+        """Complete lines already split or readable now, at most ``batch.size``, as one
+        columnar batch (``None`` when there is none). Its records, if the framework builds
+        them, carry each line's own position (computed only then)."""
+        texts: list[str] = []
+        pieces: list[tuple[list[str], list[int] | None]] = []
+        first = self._position
+        self._take(texts, pieces)
+        while len(texts) < self._batch_size and self._fill():
+            self._take(texts, pieces)
+        if not texts:
+            return None
+
+        def positions() -> Sequence[dict[str, Any] | None]:
+            if first is None:
+                return [{POSITION_FIELD: None} for _ in texts]
+            sizes = [s for taken, sz in pieces for s in (sz or [len(t) + 1 for t in taken])]
+            return [{POSITION_FIELD: p} for p in itertools.accumulate(sizes, initial=first)][1:]
+
+        return SourceRecordBatch.of(
+            self._topic,
+            texts,
+            STRING_SCHEMA,
+            self._partition,
+            {POSITION_FIELD: self._position},
+            timestamp=int(time.time() * 1000),
+            record_offsets=positions,
+        )
 
     def _fill(self) -> bool:
         """Read one chunk and split its complete lines; ``False`` when nothing was read."""
@@ -178,39 +201,21 @@ class FileStreamSourceTask(SourceTask):
             return b""
         return os.read(self._stdin_fd, _CHUNK_BYTES)
 
-    def _take(self, records: list[SourceRecord]) -> None:
-        """Move split lines into ``records`` (up to ``batch.size``)."""
+    def _take(self, texts: list[str], pieces: list[tuple[list[str], list[int] | None]]) -> None:
+        """Move split lines into ``texts`` (up to ``batch.size``), advancing the position."""
         start = self._next
-        end = min(len(self._lines), start + self._batch_size - len(records))
+        end = min(len(self._lines), start + self._batch_size - len(texts))
         if end <= start:
             return
         self._next = end
-        texts = self._lines[start:end]
-        now = int(time.time() * 1000)
-        partition, topic, position = self._partition, self._topic, self._position
-        append = records.append
-        if self._sizes is None and position is not None:
-            # The common case (ASCII, "\n"), kept free of per-line extras.
-            for text in texts:
-                position += len(text) + 1
-                append(
-                    SourceRecord(
-                        partition, {POSITION_FIELD: position}, topic, None, None, None,
-                        STRING_SCHEMA, text, now,
-                    )
-                )  # fmt: skip
-        else:
-            sizes = self._sizes[start:end] if self._sizes is not None else [0] * len(texts)
-            for text, size in zip(texts, sizes, strict=True):
-                if position is not None:
-                    position += size
-                append(
-                    SourceRecord(
-                        partition, {POSITION_FIELD: position}, topic, None, None, None,
-                        STRING_SCHEMA, text, now,
-                    )
-                )  # fmt: skip
-        self._position = position
+        taken = self._lines[start:end]
+        texts += taken
+        pieces.append((taken, None if self._sizes is None else self._sizes[start:end]))
+        if self._position is not None:
+            if self._sizes is None:  # ASCII, "\n": each line is its length plus one byte
+                self._position += sum(map(len, taken)) + len(taken)
+            else:
+                self._position += sum(self._sizes[start:end])
 
     def stop(self) -> None:
         """Ends a waiting ``poll()`` and closes the file (may run on another thread)."""

@@ -88,6 +88,37 @@ def loads_exact(data: bytes) -> Any:
         ) from e
 
 
+def _has_float(value: Any) -> bool:
+    cls = value.__class__
+    if cls is float:
+        return True
+    if cls is dict:
+        items: Any = value.values()
+    elif cls is list:
+        items = value
+    else:
+        return False
+    for item in items:
+        kind = item.__class__
+        if kind is float or ((kind is dict or kind is list) and _has_float(item)):
+            return True
+    return False
+
+
+def loads_payload_exact(payload: bytes) -> Any:
+    """Parse a payload keeping exact decimals; ``orjson.JSONDecodeError`` if orjson rejects it.
+
+    orjson parses integers, strings and BASE64 decimals exactly, so only a payload that holds
+    a fraction or exponent (a float in orjson's result) is parsed again with ``decimal.Decimal``
+    for its numbers. Input orjson rejects (leading zeros, huge integers, invalid JSON) raises,
+    so that the caller parses the whole message the slow way, with Kafka's error texts.
+    """
+    value = orjson.loads(payload)
+    if _has_float(value):
+        return json.loads(payload, parse_float=decimal.Decimal)
+    return value
+
+
 def _invalid(schema: Schema, value: Any) -> DataError:
     return DataError(f"Invalid {node_type(value)} value for {schema.type} field: {value!r}")
 

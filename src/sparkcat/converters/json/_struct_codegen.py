@@ -202,17 +202,22 @@ def struct_decoder(factory: DecoderFactory, schema: Schema) -> Any:
 
 
 def struct_message_decoder(
-    factory: DecoderFactory, schema: Schema, prefix: bytes, decode_any: Callable[[Any], Any]
+    factory: DecoderFactory,
+    schema: Schema,
+    prefix: bytes,
+    decode_any: Callable[[Any], Any],
+    loads: Callable[[bytes], Any] = orjson.loads,
 ) -> Callable[[bytes], SchemaAndValue | None]:
     """Message bytes → ``SchemaAndValue`` for messages that are ``prefix`` (an envelope whose
     schema is ``schema``) + payload + ``}``; ``None`` for any other message (the caller parses
-    it in full). ``decode_any`` is the general decoder of ``schema``'s payloads."""
+    it in full). ``decode_any`` is the general decoder of ``schema``'s payloads; ``loads``
+    parses the payload and raises ``orjson.JSONDecodeError`` for what needs the full parse."""
     count = len(schema.fields)
     ns: dict[str, Any] = {
         "S": schema,
         "P": prefix,
         "LP": len(prefix),
-        "loads": orjson.loads,
+        "loads": loads,
         "JSONDecodeError": orjson.JSONDecodeError,
         "STRUCT": Struct.from_valid_values,
         "SV": SchemaAndValue,

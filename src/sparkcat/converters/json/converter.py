@@ -12,18 +12,26 @@ as bytes, so a stream with one schema never re-renders or re-parses the schema.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
+from sparkcat.api.batch import ConnectDataBatch
 from sparkcat.api.config import ConfigDef
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.data import Date, Decimal, Schema, SchemaAndValue, Time, Timestamp, Type
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters._config import with_converter_type
-from sparkcat.converters.json._decode import Decoder, DecoderFactory, loads, loads_exact
+from sparkcat.converters.json._decode import (
+    Decoder,
+    DecoderFactory,
+    loads,
+    loads_exact,
+    loads_payload_exact,
+)
 from sparkcat.converters.json._encode import EncoderFactory, encode_schemaless
 from sparkcat.converters.json._struct_codegen import (
     struct_message_decoder,
@@ -53,6 +61,9 @@ _LOGICAL_NAMES = frozenset(
     (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME)
 )
 _NULL = SchemaAndValue.NULL
+_ONLY_BYTES = {bytes}
+# The first attempt of _dumps_schemaless without its fallbacks, as one C callable.
+_dumps_plain = functools.partial(orjson.dumps, option=_DUMPS_OPTIONS)
 
 
 def _no_message(data: bytes) -> SchemaAndValue | None:
@@ -184,6 +195,38 @@ class JsonConverter(Converter, HeaderConverter):
         except DataError as e:
             raise DataError(f"{e} (topic '{topic}')") from e
 
+    # -- the columnar path ---------------------------------------------------------------------
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: list[Any]
+    ) -> list[bytes | None]:
+        """Schemaless values without envelope: orjson per value in one ``map``; with a
+        schema: the schema's message encoder mapped over the column; anything else (nulls,
+        floats Java prints differently, a value that fails) per record."""
+        if schema is not None:
+            try:
+                return list(map(self._encoder_for(schema), values))
+            except Exception:
+                pass
+        elif schema is None and not self._schemas_enabled and None not in values:
+            try:
+                payloads = list(map(_dumps_plain, values))
+            except TypeError:
+                pass  # bytes, Decimal, ...: the per-record method knows their JSON form
+            else:
+                if not any(map(_has_java_only_float, values)):
+                    return payloads  # type: ignore[return-value]
+        return super().from_connect_data_batch(topic, schema, values)
+
+    def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
+        """Schemaless messages: ``orjson.loads`` over the column; anything else (envelopes,
+        nulls, empty or malformed messages) per record."""
+        if not self._schemas_enabled and set(map(type, datas)) == _ONLY_BYTES and b"" not in datas:
+            try:
+                return ConnectDataBatch(None, list(map(orjson.loads, datas)))  # type: ignore[arg-type]
+            except orjson.JSONDecodeError:
+                pass
+        return super().to_connect_data_batch(topic, datas)
+
     def _decode_envelope(self, data: bytes) -> SchemaAndValue:
         exact = _DECIMAL_NAME in data
         envelope = loads_exact(data) if exact else loads(data)
@@ -207,8 +250,9 @@ class JsonConverter(Converter, HeaderConverter):
         schema, decode_any, needs_exact, decode_message = entry
         if needs_exact and not exact:
             envelope = loads_exact(data)
-        elif not needs_exact and not exact:
-            # Messages that start with these same schema bytes skip the schema from now on.
+        if needs_exact or not exact:
+            # Messages that start with these same schema bytes skip the schema from now on
+            # (with a Decimal in the schema their payload alone is parsed exactly).
             self._last_decode = decode_message
         return SchemaAndValue(schema, decode_any(envelope["payload"]))
 
@@ -220,11 +264,13 @@ class JsonConverter(Converter, HeaderConverter):
         decoders = self._decoders
         decode_any = decoders.value_decoder(schema, decoders.type_decoder(schema))
         prefix = b'{"schema":' + key + b',"payload":'
+        needs_exact = contains_decimal(schema)
+        parse = loads_payload_exact if needs_exact else orjson.loads
         if schema.type is Type.STRUCT and schema.name not in _LOGICAL_NAMES:
-            decode_message = struct_message_decoder(decoders, schema, prefix, decode_any)
+            decode_message = struct_message_decoder(decoders, schema, prefix, decode_any, parse)
         else:
-            decode_message = _message_decoder(schema, prefix, decode_any)
-        return schema, decode_any, contains_decimal(schema), decode_message
+            decode_message = _message_decoder(schema, prefix, decode_any, parse)
+        return schema, decode_any, needs_exact, decode_message
 
     def as_connect_schema(self, json_schema: Any) -> Schema | None:
         """The Connect schema of an envelope schema object (``None`` for JSON null)."""
@@ -283,10 +329,11 @@ def _has_java_only_float(value: Any) -> bool:
 _new_sv = tuple.__new__
 
 
-def _message_decoder(schema: Schema, prefix: bytes, decode_any: Decoder) -> MessageDecoder:
+def _message_decoder(
+    schema: Schema, prefix: bytes, decode_any: Decoder, parse: Callable[[bytes], Any]
+) -> MessageDecoder:
     """Decodes messages that are ``prefix`` + payload + ``}`` (``None`` for any other)."""
     skip = len(prefix)
-    parse = orjson.loads
     invalid = orjson.JSONDecodeError
 
     def decode_message(data: bytes) -> SchemaAndValue | None:

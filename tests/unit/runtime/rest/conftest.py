@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from sparkcat.runtime.herder import StandaloneHerder
-from sparkcat.runtime.plugins import PluginRegistry
+from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.rest.app import create_app
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 from sparkcat.runtime.worker_config import WorkerConfig
 

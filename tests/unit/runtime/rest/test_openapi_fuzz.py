@@ -19,8 +19,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import schemathesis
 
-from sparkcat.runtime.herder import StandaloneHerder
 from sparkcat.runtime.rest.app import create_app
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 
 KAFKA_500S = (
     "Failed to find any class that implements Connector",

@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
-from sparkcat.runtime.herder import StandaloneHerder
 from sparkcat.runtime.rest.app import create_app
 from sparkcat.runtime.rest.server import RestServer, parse_listener
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 
 with warnings.catch_warnings():
     # starlette deprecates its httpx-based TestClient in favour of httpx2 (not installed).

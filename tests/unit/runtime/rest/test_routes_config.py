@@ -8,8 +8,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from sparkcat.runtime.herder import StandaloneHerder
 from sparkcat.runtime.rest.app import create_app
+from sparkcat.runtime.standalone.herder import StandaloneHerder
 
 SOURCE = {"connector.class": "FileStreamSource", "file": "in.txt", "topic": "t"}
 
@@ -21,7 +21,7 @@ def error(status: int, message: str) -> dict[str, Any]:
 def test_health_is_503_until_ready_then_200(
     worker_config: Any, engine: Any, offset_store: Any
 ) -> None:
-    from sparkcat.runtime.plugins import PluginRegistry
+    from sparkcat.runtime.isolation.plugins import PluginRegistry
 
     herder = StandaloneHerder(worker_config, engine, offset_store, PluginRegistry(), "w:1")
     with TestClient(create_app(herder)) as client:

@@ -295,7 +295,7 @@ def test_initial_offsets_on_an_existing_name_keep_its_offsets(
 def test_config_write_failure_wipes_the_initial_offsets(
     client: TestClient, offset_store: MemoryOffsetStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sparkcat.runtime.herder import StandaloneHerder
+    from sparkcat.runtime.standalone.herder import StandaloneHerder
 
     def broken(self: Any, managed: Any) -> None:
         raise RuntimeError("disk full")

@@ -1,0 +1,161 @@
+"""Registry I/O for the converters: one confluent-kafka ``SchemaRegistryClient`` per process
+and configuration, and the serializer's choice of schema id (register, look up, or the
+subject's latest version) as Confluent's ``AbstractKafkaSchemaSerDe`` makes it.
+
+Converters are created from their configs on each Spark executor; the clients (and their
+HTTP connection pools and caches) live as long as the Python worker process, so a new lease
+of the same task reuses them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from confluent_kafka.schema_registry import Schema as RegistrySchema
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+from sparkcat.api.errors import DataError, RetriableError
+from sparkcat.converters.schema_registry.config import SerdeConfig
+
+LatestCheck = Callable[[str, str], list[str]]
+"""``(latest schema text, record schema text) -> problems`` (empty: compatible)."""
+
+_clients: dict[tuple[tuple[str, Any], ...], SchemaRegistryClient] = {}
+_lock = threading.Lock()
+
+
+def registry_client(conf: dict[str, Any]) -> SchemaRegistryClient:
+    """The process's client for ``conf`` (created on first use)."""
+    key = tuple(sorted(conf.items()))
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            try:
+                client = SchemaRegistryClient(conf)
+            except (ValueError, TypeError) as e:
+                raise DataError(f"Invalid Schema Registry client configuration: {e}") from e
+            _clients[key] = client
+        return client
+
+
+def close_clients() -> None:
+    """Close and forget every cached client (for tests and orderly process shutdown)."""
+    with _lock:
+        clients = list(_clients.values())
+        _clients.clear()
+    for client in clients:
+        client.close()
+
+
+def _int(value: int | None) -> int:
+    if value is None:
+        raise DataError("The Schema Registry's answer lacks an id or version")
+    return int(value)
+
+
+def describe(error: Exception) -> str:
+    """The registry's message as Confluent's client prints it (message; error code: n)."""
+    if isinstance(error, SchemaRegistryError):
+        return f"{error.error_message}; error code: {error.error_code}"
+    return str(error) or type(error).__name__
+
+
+_DISPLAY_NAMES = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}
+
+
+class RegistrySerde:
+    """The schema-id side of a Schema Registry converter of one schema type (AVRO, JSON,
+    PROTOBUF)."""
+
+    def __init__(self, config: SerdeConfig, schema_type: str) -> None:
+        self.config = config
+        self.schema_type = schema_type
+        self.display = _DISPLAY_NAMES.get(schema_type, schema_type)
+        self.client = registry_client(config.client_conf())
+        self.is_key = config.is_key
+
+    @property
+    def _kind(self) -> str:
+        return "key" if self.is_key else "value"
+
+    def subject(self, topic: str, record_name: str | None) -> str:
+        return self.config.subject_strategy(topic, self.is_key, record_name)
+
+    def writer_schema(
+        self,
+        topic: str,
+        record_name: str | None,
+        text: str,
+        latest_can_read: LatestCheck | None = None,
+    ) -> tuple[int, str]:
+        """``(schema id, schema text to write with)`` for a record of schema ``text``.
+
+        With ``use.latest.version`` and ``latest.compatibility.strict``, ``latest_can_read(
+        latest text, text)`` lists why the latest version cannot read data of ``text``
+        (Confluent's local check); without it the registry is asked instead."""
+        subject = self.subject(topic, record_name)
+        schema = RegistrySchema(text, self.schema_type)
+        config = self.config
+        try:
+            if config.use_latest_version:
+                latest = self.client.get_latest_version(subject)
+                latest_text = str(latest.schema.schema_str)
+                if config.latest_compatibility_strict:
+                    if latest_can_read is not None:
+                        problems = latest_can_read(latest_text, text)
+                    elif not self.client.test_compatibility(subject, schema, "latest"):
+                        problems = ["the registry found them incompatible"]
+                    else:
+                        problems = []
+                    if problems:
+                        raise DataError(
+                            f"Incompatible schema {latest_text} of type {self.schema_type} for "
+                            f"schema {text}: {'; '.join(problems)}. Set "
+                            "latest.compatibility.strict=false to disable this check"
+                        )
+                return _int(latest.schema_id), latest_text
+            if config.auto_register:
+                schema_id = self.client.register_schema(subject, schema, config.normalize)
+                return _int(schema_id), text
+            registered = self.client.lookup_schema(subject, schema, config.normalize)
+            return _int(registered.schema_id), text
+        except SchemaRegistryError as e:
+            action = "registering" if config.auto_register else "retrieving"
+            raise DataError(
+                f"Error {action} {self.display} {self._kind} schema for subject "
+                f"{subject}: {describe(e)}"
+            ) from e
+        except (OSError, ConnectionError) as e:
+            raise RetriableError(f"Schema Registry unreachable: {e}") from e
+        except Exception as e:  # httpx transport errors and the like
+            if type(e).__module__.startswith(("httpx", "httpcore")):
+                raise RetriableError(f"Schema Registry unreachable: {e}") from e
+            raise
+
+    def schema_by_id(self, schema_id: int) -> str:
+        """The text of schema ``schema_id``."""
+        try:
+            return str(self.client.get_schema(schema_id).schema_str)
+        except SchemaRegistryError as e:
+            raise DataError(
+                f"Error retrieving {self.display} schema for id {schema_id}: {describe(e)}"
+            ) from e
+        except Exception as e:
+            if type(e).__module__.startswith(("httpx", "httpcore")):
+                raise RetriableError(f"Schema Registry unreachable: {e}") from e
+            raise
+
+    def version_of(self, topic: str, record_name: str | None, schema_id: int, text: str) -> int:
+        """The version of schema ``text`` (id ``schema_id``) under the reading subject."""
+        subject = self.subject(topic, record_name)
+        try:
+            registered = self.client.lookup_schema(subject, RegistrySchema(text, self.schema_type))
+            return _int(registered.version)
+        except SchemaRegistryError as e:
+            raise DataError(
+                f"Error retrieving {self.display} {self._kind} schema version for "
+                f"id {schema_id}: {describe(e)}"
+            ) from e

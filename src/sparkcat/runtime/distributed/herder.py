@@ -1,0 +1,485 @@
+"""Kafka's ``DistributedHerder``: one worker of a cluster sharing the config, status and
+offset topics, on :class:`~sparkcat.runtime.herder.base.AbstractHerder`.
+
+The cluster's truth is the config store (:mod:`sparkcat.runtime.stores.kafka_configs`); what
+this worker runs is its share of the group assignment
+(:mod:`sparkcat.runtime.distributed.membership`). One thread, the herder's *tick* thread,
+polls the group (rebalance callbacks arrive there) and then brings the worker in line with
+the latest config snapshot and assignment (:mod:`.work`): connector instances it owns,
+per connector one engine plan holding only its assigned tasks, statuses with the group
+generation. Store callbacks only wake that thread.
+
+Public methods stay synchronous (STYLE.md). Writes that Kafka reserves for the leader
+(create, config PUT/PATCH, delete, stop, restart, offsets, internal task configs) raise
+:class:`NotLeaderError` on a follower; the REST layer (:mod:`.forwarding`) forwards them.
+Pause and resume are written by any worker, as in Kafka.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
+from sparkcat.runtime.distributed import work
+from sparkcat.runtime.distributed.config import DistributedConfig
+from sparkcat.runtime.distributed.protocol import ExtendedAssignment
+from sparkcat.runtime.engine_api import ConnectorPlan, Engine
+from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.herder.base import AbstractHerder
+from sparkcat.runtime.herder.state import Live, ManagedConnector, parse_initial_state
+from sparkcat.runtime.herder.validation import (
+    check_connector_name,
+    valid_config,
+    validate_connector_config,
+)
+from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.entities import (
+    ConnectorInfo,
+    ConnectorState,
+    ConnectorStateInfo,
+    ConnectorTaskId,
+    TaskInfo,
+    TaskState,
+    WorkerStatus,
+)
+from sparkcat.runtime.stores import configs as store_configs
+from sparkcat.runtime.stores.configs import ClusterConfigState, ConfigBackingStore, RestartRequest
+from sparkcat.runtime.stores.statuses import (
+    ConnectorStatus,
+    State,
+    StatusBackingStore,
+    TaskStatus,
+)
+
+log = logging.getLogger(__name__)
+
+STALE_CONFIG_MESSAGE = (
+    "Cannot complete request momentarily due to stale configuration (typically caused by a "
+    "concurrent config change)"
+)
+
+
+class NotLeaderError(ConnectRestError):
+    """A leader-only request reached a follower (Kafka's ``NotLeaderException``): the REST
+    layer forwards it to ``leader_url``."""
+
+    def __init__(self, operation: str, leader_url: str | None) -> None:
+        super().__init__(f"Cannot {operation} on a follower; the leader is {leader_url}", 409)
+        self.leader_url = leader_url
+
+
+class DistributedHerder(AbstractHerder):
+    """A cluster member: see the module docstring."""
+
+    def __init__(
+        self,
+        worker_config: DistributedConfig,
+        engine: Engine,
+        offset_store: Any,
+        registry: PluginRegistry,
+        worker_id: str,
+        config_store: ConfigBackingStore,
+        status_store: StatusBackingStore,
+        rest_url: str,
+    ) -> None:
+        super().__init__(worker_config, engine, offset_store, registry, worker_id, status_store)
+        self.config = worker_config
+        self.configs = config_store
+        self.rest_url = rest_url
+        self.member: Any = None
+        self.snapshot = ClusterConfigState()
+        self.assignment: ExtendedAssignment | None = None
+        self.group_generation = -1
+        self.rebalancing = True
+        self.plans: dict[str, ConnectorPlan] = {}
+        self.requested_reconfigs: set[str] = set()
+        self.restarts: list[RestartRequest] = []
+        self._known_work: tuple[frozenset[str], frozenset[tuple[str, int]]] | None = None
+        self._rejoin_at: float | None = None
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._kinds: dict[str, str] = {}
+
+    # -- lifecycle of the worker ------------------------------------------------------------
+    def start(self) -> None:
+        """Join the group and run the tick thread (the stores are already started)."""
+        from sparkcat.runtime.distributed.membership import WorkerGroupMember
+
+        self.configs.set_update_listener(_StoreListener(self))
+        self.snapshot = self.configs.snapshot()
+        self.member = WorkerGroupMember(self.config, self.rest_url, self.configs.snapshot, self)
+        self.member.start()
+        self._thread = threading.Thread(target=self._run, name="herder-tick", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Leave the group after stopping this worker's work (statuses UNASSIGNED)."""
+        self._stopping.set()
+        if self.member is not None:
+            self.member.wakeup()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+        with self._lock:
+            work.release_all(self)
+        if self.member is not None:
+            self.member.stop()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                self.member.poll(0.5)
+                if self._stopping.is_set():
+                    break
+                self.tick()
+            except Exception:
+                log.exception("Herder tick failed; retrying")
+                self._stopping.wait(1.0)
+
+    def tick(self) -> None:
+        """One round: leader duties, then bring the local work in line with the config."""
+        with self._lock:
+            self.snapshot = self.configs.snapshot()
+            if self.rebalancing or self.assignment is None:
+                return
+            if self.is_leader():
+                work.leader_duties(self)
+            work.reconcile(self)
+            self._rebalance_if_work_changed()
+            if self._rejoin_at is not None and time.monotonic() >= self._rejoin_at:
+                self._rejoin_at = None
+                self.member.request_rejoin()
+
+    def _rebalance_if_work_changed(self) -> None:
+        """Connectors or committed tasks appeared or went: the leader must assign anew."""
+        current = _work_of(self.snapshot)
+        if self._known_work is None:
+            self._known_work = current
+        elif current != self._known_work:
+            self._known_work = current
+            self.member.request_rejoin()
+
+    # -- WorkerRebalanceListener (on the tick thread, inside poll) ------------------------------
+    def on_revoked(
+        self, leader: str | None, connectors: Collection[str], tasks: Collection[ConnectorTaskId]
+    ) -> None:
+        with self._lock:
+            self.rebalancing = True
+            work.revoke(self, set(connectors), {(t.connector, t.task) for t in tasks})
+
+    def on_assigned(self, assignment: ExtendedAssignment, generation: int) -> None:
+        with self._lock:
+            if assignment.error != 0:
+                log.info("Rebalance failed (config offset mismatch); reading the config topic")
+                self.configs.refresh(30.0)
+                return
+            if self.configs.snapshot().offset < assignment.config_offset:
+                try:
+                    self.configs.refresh(30.0)
+                except Exception:
+                    log.warning("Could not read the config topic to offset %d; rejoining",
+                                assignment.config_offset)  # fmt: skip
+                    self.member.request_rejoin()
+                    return
+            self.assignment = assignment
+            self.group_generation = generation
+            self.rebalancing = False
+            self.snapshot = self.configs.snapshot()
+            self._known_work = _work_of(self.snapshot)
+            if self.snapshot.offset > assignment.config_offset:
+                # Configs newer than the leader's view: it must assign again (Kafka's rule).
+                self.member.request_rejoin()
+            log.info("Joined group generation %d as %s: connectors %s, tasks %s", generation,
+                     "leader" if self.is_leader() else "follower", list(assignment.connectors),
+                     [str(t) for t in assignment.tasks])  # fmt: skip
+            work.reconcile(self)
+            if assignment.revoked_connectors or assignment.revoked_tasks:
+                self.member.request_rejoin()
+            if assignment.delay > 0:
+                self._rejoin_at = time.monotonic() + assignment.delay / 1000.0
+            self._ready.set()
+
+    # -- group state ------------------------------------------------------------------------
+    def is_leader(self) -> bool:
+        return self.member is not None and not self.rebalancing and bool(self.member.is_leader)
+
+    def wait_stable(self, timeout_s: float) -> bool:
+        """Wait until no rebalance is under way and the leader is known; ``False`` on time-out."""
+        deadline = time.monotonic() + timeout_s
+        while not self._stable():
+            if time.monotonic() >= deadline or self._stopping.is_set():
+                return False
+            time.sleep(0.1)
+        return True
+
+    def _stable(self) -> bool:
+        member = self.member
+        if member is None or self.rebalancing or member.rejoin_needed:
+            return False
+        return member.leader_url is not None
+
+    def leader_url(self) -> str | None:
+        return None if self.member is None else self.member.leader_url
+
+    def _require_leader(self, operation: str) -> None:
+        if self.rebalancing:
+            raise ConnectRestError(STALE_CONFIG_MESSAGE, 409)
+        if not self.is_leader():
+            raise NotLeaderError(operation, self.leader_url())
+
+    def health_check(self, timeout_s: float = 10.0) -> WorkerStatus:
+        return super().health_check(timeout_s)
+
+    # -- queries: the local view of the config topic ---------------------------------------
+    def connectors(self) -> list[str]:
+        return self.configs.snapshot().connectors()
+
+    def _snapshot_config(self, name: str) -> tuple[ClusterConfigState, dict[str, str]]:
+        snap = self.configs.snapshot()
+        config = snap.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Connector {name} not found")
+        return snap, config
+
+    def connector_info(self, name: str) -> ConnectorInfo:
+        snap, config = self._snapshot_config(name)
+        tasks = [ConnectorTaskId(c, n) for c, n in snap.tasks(name)]
+        return ConnectorInfo(name, config, tasks, self.kind_of(name, config))
+
+    def connector_config(self, name: str) -> dict[str, str]:
+        return self._snapshot_config(name)[1]
+
+    def task_configs(self, name: str) -> list[TaskInfo]:
+        snap, _ = self._snapshot_config(name)
+        return [
+            TaskInfo(ConnectorTaskId(name, i), c) for i, c in enumerate(snap.all_task_configs(name))
+        ]
+
+    def connector_status(self, name: str) -> ConnectorStateInfo:
+        status = self.status.get(name)
+        config = self.configs.snapshot().connector_config(name)
+        if status is None or config is None:
+            raise NotFoundError(f"No status found for connector {name}")
+        tasks = [
+            TaskState(t.task, t.state.value, t.worker_id, t.trace)
+            for t in self.status.get_all(name)
+        ]
+        connector = ConnectorState(status.state.value, status.worker_id, status.trace)
+        return ConnectorStateInfo(name, connector, tasks, self.kind_of(name, config))
+
+    def kind_of(self, name: str, config: Mapping[str, str]) -> Any:
+        """``source`` or ``sink`` for a connector that may run on another worker."""
+        class_name = config.get("connector.class", "")
+        kind = self._kinds.get(class_name)
+        if kind is None:
+            from sparkcat.runtime.herder.validation import connector_kind
+
+            try:
+                kind = connector_kind(self.registry.resolve(class_name, "connector"))
+            except ConnectError:
+                return "unknown"
+            self._kinds[class_name] = kind
+        return kind
+
+    # -- writes -----------------------------------------------------------------------------
+    def create_connector(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        initial_state: str | None = None,
+        initial_offsets: Any = None,
+    ) -> ConnectorInfo:
+        name = name.strip()
+        given = check_connector_name(name, dict(config))
+        target = parse_initial_state(initial_state)
+        self._require_leader("create a connector")
+        validation = validate_connector_config(given, self.registry, self.worker_config)
+        props = valid_config(validation, given)
+        if self.configs.contains(name):
+            raise AlreadyExistsError(f"Connector {name} already exists")
+        if initial_offsets is not None:
+            raise ConnectRestError(
+                "initial_offsets is not supported in distributed mode by this worker yet", 400
+            )
+        self.configs.put_connector_config(name, props, store_configs.TargetState(target.value))
+        return ConnectorInfo(name, props, [], validation.kind)
+
+    def update_connector_config(
+        self, name: str, config: Mapping[str, str]
+    ) -> tuple[bool, ConnectorInfo]:
+        given = check_connector_name(name, dict(config))
+        self._require_leader("update a connector config")
+        validation = validate_connector_config(given, self.registry, self.worker_config)
+        props = valid_config(validation, given)
+        created = not self.configs.contains(name)
+        self.configs.put_connector_config(name, props, None)
+        snap = self.configs.snapshot()
+        tasks = [ConnectorTaskId(c, n) for c, n in snap.tasks(name)]
+        return created, ConnectorInfo(name, props, tasks, validation.kind)
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        self._require_leader("patch a connector config")
+        _, config = self._snapshot_config(name)
+        for key, value in patch.items():
+            if value is None:
+                config.pop(key, None)
+            else:
+                config[key] = value
+        return self.update_connector_config(name, config)[1]
+
+    def delete_connector(self, name: str) -> None:
+        self._require_leader("delete a connector")
+        self._snapshot_config(name)
+        self.configs.remove_connector_config(name)
+        self.status.remove(name)
+
+    def pause_connector(self, name: str) -> None:
+        self._target(name, store_configs.TargetState.PAUSED)
+
+    def resume_connector(self, name: str) -> None:
+        self._target(name, store_configs.TargetState.STARTED)
+
+    def _target(self, name: str, state: store_configs.TargetState) -> None:
+        if not self.configs.contains(name):
+            raise NotFoundError(f"Unknown connector {name}")
+        self.configs.put_target_state(name, state)
+
+    def stop_connector(self, name: str) -> None:
+        """Kafka's order: an empty set of task configs, then the STOPPED target state."""
+        self._require_leader("stop a connector")
+        if not self.configs.contains(name):
+            raise NotFoundError(f"Unknown connector {name}")
+        self.configs.put_task_configs(name, [])
+        self.configs.put_target_state(name, store_configs.TargetState.STOPPED)
+
+    def restart_connector(
+        self, name: str, include_tasks: bool = False, only_failed: bool = False
+    ) -> ConnectorStateInfo | None:
+        """KIP-745 through a ``restart-connector-<c>`` record that every worker acts on."""
+        self._require_leader("restart a connector")
+        snap = self.configs.snapshot()
+        config = snap.connector_config(name)
+        if config is None:
+            raise NotFoundError(f"Unknown connector: {name}")
+        self.configs.put_restart_request(RestartRequest(name, only_failed, include_tasks))
+        if not include_tasks and not only_failed:
+            return None
+        return work.restart_plan(self, name, config, include_tasks, only_failed)
+
+    def restart_task(self, name: str, task: int) -> None:
+        with self._lock:
+            if (name, task) in work.assigned_tasks(self):
+                work.restart_local_task(self, name, task)
+                return
+        self._require_leader("restart a task")
+        snap = self.configs.snapshot()
+        if not snap.contains(name):
+            raise NotFoundError(f"Unknown connector: {name}")
+        if (name, task) not in snap.tasks(name):
+            raise NotFoundError(f"Unknown task: {name}-{task}")
+        owner = self.member.owner_url(ConnectorTaskId(name, task))
+        if owner is None:
+            raise ConnectRestError(
+                "Cannot complete request because of a conflicting operation (e.g. worker "
+                "rebalance)",
+                409,
+            )
+        from sparkcat.runtime.distributed.forwarding import send
+
+        status, answer = send(
+            "POST", f"{owner.rstrip('/')}/connectors/{name}/tasks/{task}/restart", b"", {}
+        )
+        if status >= 300:
+            raise ConnectRestError(answer.decode("utf-8", "replace"), status)
+
+    def runs_task(self, name: str, task: int) -> bool:
+        """Whether task ``name``-``task`` is in this worker's plans."""
+        with self._lock:
+            plan = self.plans.get(name)
+            return plan is not None and task in plan.task_ids()
+
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """``POST /connectors/{c}/tasks`` (signature checked by the REST layer)."""
+        self._require_leader("write task configs")
+        if not self.configs.contains(name):
+            raise NotFoundError(f"Unknown connector: {name}")
+        self.configs.put_task_configs(name, configs)
+
+    def fence_zombie_source_tasks(self, name: str) -> None:
+        raise ConnectRestError(
+            "Exactly-once source support is not enabled on this cluster "
+            "(exactly.once.source.support=disabled)",
+            400,
+        )
+
+    def request_task_reconfiguration(self, name: str) -> None:
+        with self._lock:
+            self.requested_reconfigs.add(name)
+        if self.member is not None:
+            self.member.wakeup()
+
+    # -- hooks of AbstractHerder --------------------------------------------------------------
+    def reconfigure_tasks(self, managed: ManagedConnector, force: bool = False) -> None:
+        work.reconfigure(self, managed, force)
+
+    def _put_connector(self, name: str, state: State, trace: str | None = None) -> None:
+        generation = max(self.group_generation, 0)
+        self.status.put(ConnectorStatus(name, state, self.worker_id, generation, trace))
+
+    def _live_task(self, connector: str, task: int) -> Live | None:
+        live = super()._live_task(connector, task)
+        plan = self.plans.get(connector)
+        if live is None or plan is None or task not in plan.task_ids():
+            return None
+        return live
+
+    def task_statuses(self, name: str, tasks: Sequence[int], state: State) -> None:
+        generation = max(self.group_generation, 0)
+        for task in tasks:
+            self.status.put_task(TaskStatus(name, task, state, self.worker_id, generation))
+
+
+def _work_of(snap: ClusterConfigState) -> tuple[frozenset[str], frozenset[tuple[str, int]]]:
+    """The connectors and committed tasks the leader has to assign."""
+    connectors = snap.connectors()
+    return frozenset(connectors), frozenset(t for c in connectors for t in snap.tasks(c))
+
+
+class _StoreListener:
+    """Config-store callbacks (the store's reader thread): remember, wake the tick thread."""
+
+    def __init__(self, herder: DistributedHerder) -> None:
+        self._herder = herder
+
+    def _wake(self) -> None:
+        if self._herder.member is not None:
+            self._herder.member.wakeup()
+
+    def on_connector_config_update(self, connector: str) -> None:
+        self._wake()
+
+    def on_connector_config_remove(self, connector: str) -> None:
+        self._wake()
+
+    def on_task_config_update(self, tasks: Sequence[tuple[str, int]]) -> None:
+        self._wake()
+
+    def on_connector_target_state_change(self, connector: str) -> None:
+        self._wake()
+
+    def on_session_key_update(self, key: Any) -> None:
+        pass
+
+    def on_restart_request(self, request: RestartRequest) -> None:
+        with self._herder._state_lock:
+            self._herder.restarts.append(request)
+        self._wake()
+
+    def on_task_count_record(self, connector: str, task_count: int) -> None:
+        pass
+
+
+__all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotLeaderError"]

@@ -1,0 +1,319 @@
+"""What a distributed worker runs: its share of the assignment, kept in line with the config.
+
+Plain functions over a :class:`~sparkcat.runtime.distributed.herder.DistributedHerder`,
+called on its tick thread with the herder lock held:
+
+- :func:`reconcile` — connector instances this worker owns follow the config snapshot and
+  target state (the owner generates task configs and has the leader write them); per
+  connector, one engine plan runs exactly the tasks assigned here. A plan is replaced in
+  place (the engine ends the in-flight lease, which commits, then runs the new set), so
+  tasks that stay keep their query.
+- :func:`revoke` — what the leader took away stops now, its statuses become UNASSIGNED.
+- :func:`leader_duties` — the session key (written when missing, rotated per
+  ``inter.worker.key.ttl.ms``).
+- restarts (KIP-745) from ``restart-connector-<c>`` records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import orjson
+
+from sparkcat.runtime.engine_api import ConnectorPlan
+from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState
+from sparkcat.runtime.herder.validation import connector_kind
+from sparkcat.runtime.rest.entities import ConnectorState, ConnectorStateInfo, TaskState
+from sparkcat.runtime.stores.configs import ClusterConfigState, RestartRequest
+from sparkcat.runtime.stores.configs import SessionKey as StoredSessionKey
+from sparkcat.runtime.stores.statuses import ConnectorStatus, State, TaskStatus
+
+if TYPE_CHECKING:
+    from sparkcat.runtime.distributed.herder import DistributedHerder
+
+log = logging.getLogger(__name__)
+
+
+def assigned_tasks(herder: DistributedHerder) -> set[tuple[str, int]]:
+    assignment = herder.assignment
+    if assignment is None:
+        return set()
+    return {(t.connector, t.task) for t in assignment.tasks}
+
+
+def _target(snap: ClusterConfigState, name: str) -> TargetState:
+    state = snap.target_state(name)
+    return TargetState.STARTED if state is None else TargetState(state.value)
+
+
+# -- reconcile ----------------------------------------------------------------------------
+def reconcile(herder: DistributedHerder) -> None:
+    """Bring connector instances and task plans in line with snapshot and assignment."""
+    snap = herder.snapshot
+    assignment = herder.assignment
+    if assignment is None:
+        return
+    mine = set(assignment.connectors)
+    for name in list(herder._connectors):
+        if name not in mine or not snap.contains(name):
+            _drop_connector(herder, name, deleted=not snap.contains(name))
+    for name in sorted(mine):
+        if snap.contains(name):
+            _sync_connector(herder, snap, name)
+    _apply_restarts(herder, snap)
+    tasks: dict[str, list[int]] = {}
+    for connector, task in assigned_tasks(herder):
+        tasks.setdefault(connector, []).append(task)
+    for name in sorted(set(herder.plans) | set(tasks)):
+        _sync_tasks(herder, snap, name, sorted(tasks.get(name, [])))
+
+
+def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None:
+    managed = herder._connectors.pop(name)
+    if managed.context is not None:
+        managed.context.close()
+    herder._stop_instance(managed)
+    if deleted:
+        herder.status.remove(name)
+    else:
+        generation = max(herder.group_generation, 0)
+        herder.status.put_safe(ConnectorStatus(name, State.UNASSIGNED, herder.worker_id,
+                                               generation))  # fmt: skip
+
+
+def _sync_connector(herder: DistributedHerder, snap: ClusterConfigState, name: str) -> None:
+    config = snap.connector_config(name) or {}
+    target = _target(snap, name)
+    managed = herder._connectors.get(name)
+    fresh = managed is None or managed.config != config
+    if managed is not None and fresh:
+        _drop_connector(herder, name, deleted=False)
+    if fresh:
+        cls = herder.registry.resolve(config.get("connector.class", ""), "connector")
+        managed = ManagedConnector(name, config, connector_kind(cls), cls, TargetState.STOPPED)
+        managed.task_configs = snap.all_task_configs(name)
+        herder._connectors[name] = managed
+    assert managed is not None
+    if fresh or managed.target is not target:
+        _apply_target(herder, managed, target, snap)
+    elif name in herder.requested_reconfigs and target is TargetState.STARTED:
+        herder.requested_reconfigs.discard(name)
+        reconfigure(herder, managed, force=False)
+    elif target is TargetState.STARTED and managed.started and managed.applied_config is None:
+        reconfigure(herder, managed, force=False)  # the last attempt to write them failed
+
+
+def _apply_target(
+    herder: DistributedHerder, managed: ManagedConnector, target: TargetState,
+    snap: ClusterConfigState,
+) -> None:  # fmt: skip
+    managed.target = target
+    if target is TargetState.STARTED:
+        if not managed.started and herder._start_instance(managed):
+            reconfigure(herder, managed, force=False)
+    elif target is TargetState.PAUSED:
+        herder._stop_instance(managed)
+        herder._ensure_instance(managed)
+        herder._put_connector(managed.name, State.PAUSED)
+    else:
+        herder._stop_instance(managed)
+        herder._put_connector(managed.name, State.STOPPED)
+        herder.status.remove_tasks(managed.name)
+
+
+def reconfigure(herder: DistributedHerder, managed: ManagedConnector, force: bool) -> None:
+    """The owner's part of task generation: ask the connector, and if its task configs differ
+    from the committed ones, have the leader write them (Kafka's ``reconfigureConnector``)."""
+    if managed.target is not TargetState.STARTED or not managed.started:
+        return
+    assert managed.instance is not None
+    try:
+        configs = herder._generate_task_configs(managed, managed.instance)
+    except Exception as exc:
+        herder.fail_connector(managed, exc)
+        return
+    managed.applied_config = None
+    committed = herder.snapshot.all_task_configs(managed.name)
+    if force or configs != committed or managed.name in herder.snapshot.inconsistent_connectors:
+        try:
+            write_task_configs(herder, managed.name, configs)
+        except Exception as exc:
+            log.warning("Could not write the task configs of %s (retrying): %s", managed.name,
+                        exc)  # fmt: skip
+            return
+    managed.task_configs = configs
+    managed.applied_config = dict(managed.config)
+
+
+def write_task_configs(herder: DistributedHerder, name: str, configs: list[dict[str, str]]) -> None:
+    """The leader writes them; a follower sends them to the leader's internal endpoint."""
+    if herder.is_leader():
+        herder.configs.put_task_configs(name, configs)
+        return
+    leader = herder.leader_url()
+    if leader is None:
+        raise ConnectionError("no known leader")
+    from sparkcat.runtime.distributed.forwarding import send
+    from sparkcat.runtime.distributed.signing import sign
+
+    body = orjson.dumps(configs)
+    headers = {"Content-Type": "application/json"}
+    key = herder.snapshot.session_key
+    if key is not None:
+        algorithm = herder.config.get_string("inter.worker.signature.algorithm")
+        headers.update(sign(key.key, body, algorithm))
+    # Short: this thread also polls the group, and the leader waits for a rebalance to end.
+    url = f"{leader.rstrip('/')}/connectors/{name}/tasks?forward=true"
+    status, text = send("POST", url, body, headers, timeout_s=10.0)
+    if status >= 300:
+        raise ConnectionError(f"leader answered {status}: {text.decode('utf-8', 'replace')}")
+
+
+def _sync_tasks(
+    herder: DistributedHerder, snap: ClusterConfigState, name: str, tasks: list[int]
+) -> None:
+    configs = snap.all_task_configs(name)
+    config = snap.connector_config(name)
+    target = _target(snap, name)
+    tasks = [t for t in tasks if t < len(configs)]
+    if config is None or not tasks or target is TargetState.STOPPED:
+        if herder.plans.pop(name, None) is not None:
+            herder.engine.stop_connector(name)
+        with herder._state_lock:
+            herder._live.pop(name, None)
+        return
+    plan = ConnectorPlan(
+        name, herder.kind_of(name, config), dict(config), configs,
+        snap.task_config_generation(name) or 0, target is TargetState.PAUSED, tuple(tasks),
+    )  # fmt: skip
+    if herder.plans.get(name) == plan:
+        return
+    with herder._state_lock:
+        herder._live[name] = Live(target, len(configs), max(herder.group_generation, 0))
+    herder.status.remove_tasks(name, keep_below=len(configs))
+    herder.task_statuses(name, tasks, State.PAUSED if plan.paused else State.RUNNING)
+    try:
+        herder.engine.start_connector(plan, herder)
+    except Exception as exc:
+        log.exception("Could not start the tasks of %s", name)
+        for task in tasks:
+            herder.on_task_failed(name, task, f"Could not start the task: {exc}")
+        return
+    herder.plans[name] = plan
+
+
+# -- revocation and shutdown ----------------------------------------------------------------
+def revoke(herder: DistributedHerder, connectors: set[str], tasks: set[tuple[str, int]]) -> None:
+    """Stop what the leader revoked now: connector instances, and the revoked tasks' leases
+    (they end early and commit); the rest of each plan keeps running."""
+    generation = max(herder.group_generation, 0)
+    for name in connectors:
+        if name in herder._connectors:
+            _drop_connector(herder, name, deleted=False)
+    by_connector: dict[str, set[int]] = {}
+    for connector, task in tasks:
+        by_connector.setdefault(connector, set()).add(task)
+    for name, gone in by_connector.items():
+        plan = herder.plans.get(name)
+        if plan is None:
+            continue
+        keep = tuple(t for t in plan.task_ids() if t not in gone)
+        if keep:
+            plan = ConnectorPlan(plan.name, plan.kind, plan.connector_config, plan.task_configs,
+                                 plan.generation, plan.paused, keep)  # fmt: skip
+            herder.engine.start_connector(plan, herder)
+            herder.plans[name] = plan
+        else:
+            herder.engine.stop_connector(name)
+            del herder.plans[name]
+        for task in sorted(gone):
+            herder.status.put_task_safe(
+                TaskStatus(name, task, State.UNASSIGNED, herder.worker_id, generation)
+            )
+
+
+def release_all(herder: DistributedHerder) -> None:
+    """Worker shutdown: everything stops, statuses UNASSIGNED (Kafka's ``onShutdown``)."""
+    revoke(
+        herder,
+        set(herder._connectors),
+        {(name, t) for name, plan in herder.plans.items() for t in plan.task_ids()},
+    )
+
+
+# -- leader duties -----------------------------------------------------------------------------
+def leader_duties(herder: DistributedHerder) -> None:
+    """Write the session key when there is none or it expired (``inter.worker.key.ttl.ms``)."""
+    if herder.config.get_string("connect.protocol") != "sessioned":
+        return
+    now_ms = int(time.time() * 1000)
+    ttl_ms = herder.config.get_int("inter.worker.key.ttl.ms")
+    key = herder.snapshot.session_key
+    if key is not None and key.creation_timestamp + ttl_ms > now_ms:
+        return
+    from sparkcat.runtime.distributed.signing import SessionKey
+
+    algorithm = herder.config.get_string("inter.worker.key.generation.algorithm")
+    size = herder.config.get("inter.worker.key.size")
+    fresh = SessionKey.generate(algorithm, None if size is None else int(size), now_ms)
+    herder.configs.put_session_key(StoredSessionKey(fresh.key, fresh.algorithm, now_ms))
+    log.info("Wrote a new session key (%s)", algorithm)
+
+
+# -- restarts (KIP-745) ---------------------------------------------------------------------
+def restart_plan(
+    herder: DistributedHerder, name: str, config: dict[str, str], include_tasks: bool,
+    only_failed: bool,
+) -> ConnectorStateInfo:  # fmt: skip
+    """The 202 body: what the restart record will restart, shown as RESTARTING."""
+    status = herder.status.get(name)
+    state = status.state if status is not None else State.UNASSIGNED
+    worker = status.worker_id if status is not None else ""
+    restart_connector = not only_failed or state is State.FAILED
+    connector = ConnectorState(
+        State.RESTARTING.value if restart_connector else state.value, worker,
+        None if restart_connector or status is None else status.trace,
+    )  # fmt: skip
+    tasks = []
+    for task in herder.status.get_all(name):
+        restart = include_tasks and (not only_failed or task.state is State.FAILED)
+        shown = State.RESTARTING.value if restart else task.state.value
+        tasks.append(TaskState(task.task, shown, task.worker_id, None if restart else task.trace))
+    return ConnectorStateInfo(name, connector, tasks, herder.kind_of(name, config))
+
+
+def _apply_restarts(herder: DistributedHerder, snap: ClusterConfigState) -> None:
+    with herder._state_lock:
+        requests, herder.restarts = herder.restarts, []
+    for request in requests:
+        if snap.contains(request.connector):
+            _restart(herder, request)
+
+
+def _restart(herder: DistributedHerder, request: RestartRequest) -> None:
+    name = request.connector
+    status = herder.status.get(name)
+    managed = herder._connectors.get(name)
+    failed = status is not None and status.state is State.FAILED
+    if managed is not None and (not request.only_failed or failed):
+        herder._stop_instance(managed)
+        herder._put_connector(name, State.RESTARTING)
+        if managed.target is TargetState.STARTED and herder._start_instance(managed):
+            reconfigure(herder, managed, force=False)
+    if not request.include_tasks:
+        return
+    plan = herder.plans.get(name)
+    for task in [] if plan is None else plan.task_ids():
+        task_status = herder.status.get_task(name, task)
+        if request.only_failed and (task_status is None or task_status.state is not State.FAILED):
+            continue
+        restart_local_task(herder, name, task)
+
+
+def restart_local_task(herder: DistributedHerder, name: str, task: int) -> None:
+    generation = max(herder.group_generation, 0)
+    herder.status.put_task(TaskStatus(name, task, State.RESTARTING, herder.worker_id, generation))
+    herder.engine.restart_task(name, task)
+    herder.status.put_task(TaskStatus(name, task, State.RUNNING, herder.worker_id, generation))

@@ -1,0 +1,1 @@
+"""The behaviour both herders share (Kafka's ``AbstractHerder``), split by concern."""

@@ -1,0 +1,206 @@
+"""Config-level operations of the herder: ``PATCH`` and ``PUT .../config``, ``tasks-config``,
+connector plugins (listing, config definitions, validation), the internal worker-to-worker
+endpoints, and KIP-558 topic tracking.
+
+Kafka's messages throughout (connect-spec §1.3, §1.4, §1.7). Topic tracking: the engine
+reports the topics each lease's task produced to (source) or consumed from (sink) through
+:meth:`HerderConfigMixin.on_topics`; the set lives as long as the connector (deleting it
+clears the set) or until ``PUT .../topics/reset``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from sparkcat.api.errors import ConnectError, NotFoundError
+from sparkcat.runtime.connector_config import (
+    CONNECTOR_CLASS_CONFIG,
+    config_key_info,
+    sink_config_def,
+    source_config_def,
+)
+from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.isolation.plugins import PluginRegistry, kind_base
+from sparkcat.runtime.rest.entities import ConfigInfos, ConfigKeyInfo, ConnectorInfo, PluginInfo
+
+if TYPE_CHECKING:
+    import threading
+
+    from sparkcat.runtime.herder.state import ManagedConnector
+    from sparkcat.runtime.worker_config import WorkerConfig
+
+log = logging.getLogger(__name__)
+
+# The kinds GET /connector-plugins?connectorsOnly=false lists, in Kafka's order.
+_LISTED = ("sink", "source", "transformation", "predicate", "converter", "header_converter")
+_CONFIGURABLE = _LISTED
+
+
+def _normalized_plugin_name(name: str) -> str:
+    suffix = "Connector"
+    return name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
+
+
+class HerderConfigMixin:
+    """Config, plugin and topic-tracking operations of the standalone herder."""
+
+    # Provided by AbstractHerder.
+    _lock: threading.RLock
+    _state_lock: threading.Lock
+    _connectors: dict[str, ManagedConnector]
+    _topics: dict[str, set[str]]
+    _live: dict[str, Any]
+    registry: PluginRegistry
+    worker_config: WorkerConfig
+
+    if TYPE_CHECKING:
+
+        def update_connector_config(
+            self, name: str, config: Mapping[str, str]
+        ) -> tuple[bool, ConnectorInfo]: ...
+        def validate_config(self, config: Mapping[str, str | None]) -> ConfigInfos: ...
+
+    # -- configs ------------------------------------------------------------------------------
+    def put_connector_config(
+        self, name: str, config: Mapping[str, str | None]
+    ) -> tuple[bool, ConnectorInfo]:
+        """``PUT .../config``: ``(created, info)``; a ``null`` value is a validation error."""
+        return self.update_connector_config(name, config)  # type: ignore[arg-type]
+
+    def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
+        """``PATCH .../config``: merge ``patch`` into the config (``None`` removes a key),
+        validate the result, apply it like ``PUT``."""
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                raise NotFoundError(f"Connector {name} not found")
+            patched = dict(managed.config)
+            for key, value in patch.items():
+                if value is None:
+                    patched.pop(key, None)
+                else:
+                    patched[key] = value
+            return self.update_connector_config(name, patched)[1]
+
+    def tasks_config(self, name: str) -> dict[str, dict[str, str]]:
+        """``GET .../tasks-config`` (deprecated): ``{"<name>-<task>": config}``; 404 also when
+        the connector has no tasks, as Kafka's standalone herder."""
+        log.warning(
+            "The 'GET /connectors/{connector}/tasks-config' endpoint is deprecated and will be "
+            "removed in the next major release. Please use the 'GET /connectors/{connector}/tasks'"
+            " endpoint instead."
+        )
+        with self._lock:
+            managed = self._connectors.get(name)
+            configs = [] if managed is None else managed.task_configs
+            if not configs:
+                raise NotFoundError(f"Connector {name} not found")
+            return {f"{name}-{i}": dict(c) for i, c in enumerate(configs)}
+
+    # -- connector plugins ----------------------------------------------------------------
+    def connector_plugins(self, connectors_only: bool = True) -> list[PluginInfo]:
+        """``GET /connector-plugins``: sinks, sources (then transformations, predicates,
+        converters and header converters unless ``connectors_only``)."""
+        kinds = ("sink", "source") if connectors_only else _LISTED
+        return [
+            PluginInfo(d.class_name, d.kind, d.version)
+            for d in self.registry.plugins()
+            if d.kind in kinds
+        ]
+
+    def connector_plugin_config(self, plugin: str) -> list[ConfigKeyInfo]:
+        """``GET /connector-plugins/{plugin}/config``: the plugin's keys; for a connector
+        then the framework's Source/SinkConnectorConfig keys it does not define itself."""
+        try:
+            cls = self.registry.find(plugin, "connector")
+        except (ImportError, AttributeError, TypeError):
+            cls = None
+        if cls is None:
+            raise NotFoundError(f"Unknown plugin {plugin}.")
+        kind = next((k for k in _CONFIGURABLE if _is_plugin(cls, k)), None)
+        if kind is None:
+            raise BadRequestError(
+                f"Invalid plugin class {plugin}. Valid types are sink, source, converter, "
+                "header_converter, transformation, predicate."
+            )
+        try:
+            own = cls().config()
+        except Exception as exc:
+            raise ConnectError(f"Failed to read the config definition of {plugin}: {exc}") from exc
+        keys = dict(own.config_keys()) if own is not None else {}
+        if kind in ("sink", "source"):
+            base = (
+                sink_config_def(self.registry)
+                if kind == "sink"
+                else source_config_def(self.registry)
+            )
+            for key_name, key in base.config_keys().items():
+                keys.setdefault(key_name, key)
+        return [config_key_info(key) for key in keys.values()]
+
+    def validate_plugin_config(self, plugin: str, config: Mapping[str, str | None]) -> ConfigInfos:
+        """``PUT /connector-plugins/{plugin}/config/validate`` (``connector.class`` must be
+        in ``config`` and name the same plugin)."""
+        included = config.get(CONNECTOR_CLASS_CONFIG)
+        if included is not None and not _normalized_plugin_name(included).endswith(
+            _normalized_plugin_name(plugin)
+        ):
+            raise BadRequestError(
+                f"Included connector type {included} does not match request type {plugin}"
+            )
+        return self.validate_config(config)
+
+    # -- internal endpoints (distributed mode only in Kafka) -------------------------------
+    def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """``POST /connectors/{name}/tasks``: not in standalone mode (500, as Kafka)."""
+        raise ConnectRestError(
+            "Kafka Connect in standalone mode does not support externally setting task "
+            "configurations."
+        )
+
+    def fence_zombie_source_tasks(self, name: str) -> None:
+        """``PUT /connectors/{name}/fence``: not in standalone mode (500, as Kafka)."""
+        raise ConnectRestError(
+            "Kafka Connect in standalone mode does not support exactly-once source connectors."
+        )
+
+    # -- KIP-558 topic tracking ------------------------------------------------------------
+    def _check_tracking(self, reset: bool = False) -> None:
+        if not self.worker_config.get_boolean("topic.tracking.enable"):
+            raise ConnectRestError("Topic tracking is disabled.", 403)
+        if reset and not self.worker_config.get_boolean("topic.tracking.allow.reset"):
+            raise ConnectRestError("Topic tracking reset is disabled.", 403)
+
+    def connector_active_topics(self, name: str) -> dict[str, Any]:
+        """``{"<name>": {"topics": [...]}}`` (empty for an unknown connector, as Kafka)."""
+        self._check_tracking()
+        with self._state_lock:
+            topics = sorted(self._topics.get(name, ()))
+        return {name: {"topics": topics}}
+
+    def reset_connector_active_topics(self, name: str) -> None:
+        self._check_tracking(reset=True)
+        with self._state_lock:
+            self._topics.pop(name, None)
+
+    def on_topics(self, connector: str, task: int, topics: Iterable[str]) -> None:
+        """Engine callback: the task used ``topics`` in a lease (ignored for a connector
+        that is gone or when tracking is off)."""
+        if not self.worker_config.get_boolean("topic.tracking.enable"):
+            return
+        with self._state_lock:
+            if connector in self._live:
+                self._topics.setdefault(connector, set()).update(topics)
+
+
+def _is_plugin(cls: type, kind: str) -> bool:
+    try:
+        base = kind_base(kind)
+    except (ImportError, AttributeError):
+        return False
+    return isinstance(cls, type) and issubclass(cls, base) and cls is not base
+
+
+__all__ = ["HerderConfigMixin"]

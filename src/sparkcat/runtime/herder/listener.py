@@ -1,0 +1,104 @@
+"""The herder as the engine's :class:`~sparkcat.runtime.engine_api.EngineListener`.
+
+Callbacks come from engine threads. They take only the herder's small state lock (never the
+herder lock, which is held while the herder waits for the engine), read a snapshot of each
+connector's target state and task count, and write statuses and record counts. Events for
+tasks that no longer exist, or that contradict the target state (a RUNNING report for a
+paused connector), are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from sparkcat.api.errors import NotFoundError
+from sparkcat.runtime.errors.metrics import merge_metrics
+from sparkcat.runtime.herder.state import Live, TargetState
+from sparkcat.runtime.stores.statuses import State, TaskStatus
+
+if TYPE_CHECKING:
+    from sparkcat.runtime.stores.statuses import StatusBackingStore
+
+log = logging.getLogger(__name__)
+
+
+class HerderListenerMixin:
+    """EngineListener callbacks of :class:`~sparkcat.runtime.herder.base.AbstractHerder`."""
+
+    # Provided by AbstractHerder.
+    _state_lock: threading.Lock
+    _live: dict[str, Live]
+    _records: dict[str, int]
+    _task_metrics: dict[str, dict[int, dict[str, float]]]
+    _dead_queries: set[str]
+    status: StatusBackingStore
+    worker_id: str
+
+    def _live_task(self, connector: str, task: int) -> Live | None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        return live if live is not None and 0 <= task < live.tasks else None
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.STARTED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
+            )
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        live = self._live_task(connector, task)
+        if live is not None and live.target is TargetState.PAUSED:
+            self.status.put_task(
+                TaskStatus(connector, task, State.PAUSED, self.worker_id, live.generation)
+            )
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        live = self._live_task(connector, task)
+        if live is not None:
+            log.error("Task %s-%d failed:\n%s", connector, task, trace)
+            self.status.put_task(
+                TaskStatus(connector, task, State.FAILED, self.worker_id, live.generation, trace)
+            )
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        with self._state_lock:
+            live = self._live.get(connector)
+        if live is None or live.target is TargetState.STOPPED:
+            return
+        with self._state_lock:
+            self._dead_queries.add(connector)
+        for task in range(live.tasks):
+            self.on_task_failed(connector, task, trace)
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self._state_lock:
+            if connector in self._live:
+                self._records[connector] = self._records.get(connector, 0) + count
+
+    def on_task_metrics(self, connector: str, task: int, metrics: dict[str, float]) -> None:
+        """Add one lease's task-error-metrics to the task's totals; logged when they change."""
+        with self._state_lock:
+            if connector not in self._live:
+                return
+            tasks = self._task_metrics.setdefault(connector, {})
+            total = merge_metrics(tasks.get(task, {}), metrics)
+            changed = total != tasks.get(task)
+            tasks[task] = total
+        if changed:
+            shown = ", ".join(f"{k}={v:g}" for k, v in total.items())
+            log.info("Task %s-%d task-error-metrics: %s", connector, task, shown)
+
+    def task_metrics(self, connector: str, task: int) -> dict[str, float]:
+        """The task's task-error-metrics since this worker started (all zero when it had no
+        errors); ``NotFoundError`` for an unknown connector or task."""
+        with self._state_lock:
+            live = self._live.get(connector)
+            if live is None or not 0 <= task < live.tasks:
+                raise NotFoundError(f"Task {connector}-{task} not found")
+            return merge_metrics(self._task_metrics.get(connector, {}).get(task, {}), {})
+
+
+__all__ = ["HerderListenerMixin"]

@@ -1,0 +1,221 @@
+"""The connector-config validation pipeline (connect-spec §1.5), used by create/update and by
+``PUT /connector-plugins/{name}/config/validate``.
+
+Steps, as Kafka's ``AbstractHerder.validateConnectorConfig``:
+
+2. ``connector.class`` is required (400 ``Connector config {...} contains no connector
+   type``); the class is resolved by the plugin registry (unknown → ``ConnectError``, 500);
+3. the Source/Sink framework ConfigDef, enriched with each transform's and predicate's keys
+   (:func:`sparkcat.runtime.transformation_chain.enrich_config_def`), validates every key;
+4. the sink rules (§4.4);
+5. a key given as ``None`` (JSON ``null``) gets ``Null value can not be supplied as the
+   configuration value.``;
+6. ``Connector.config()`` and ``Connector.validate()`` must not return ``None`` (400); their
+   keys and values join the result;
+8. client overrides (``producer.override.*`` for sources and sinks with a DLQ,
+   ``consumer.override.*`` for sinks, ``admin.override.*`` for sources with topic creation
+   and sinks with a DLQ) are checked against ``connector.client.config.override.policy``.
+
+Not done yet: step 1 (config-provider substitution) and step 7 (converter-specific key
+validation of ``key.converter.*`` etc.). sparkcat adds one check: ``max.batch.ms`` /
+``max.batch.records`` given in a connector config must be positive longs (reported as entries
+without a definition, so the defined keys stay exactly Kafka's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sparkcat.api._config_types import render
+from sparkcat.api.config import ConfigValue
+from sparkcat.api.connector import Connector
+from sparkcat.api.errors import ConfigError
+from sparkcat.api.sink import SinkConnector
+from sparkcat.api.source import SourceConnector
+from sparkcat.runtime.connector_config import (
+    CONNECTOR_CLASS_CONFIG,
+    NAME_CONFIG,
+    connector_kind_error,
+    generate_result,
+    has_dlq_topic,
+    merge_results,
+    prefixed_result,
+    sink_config_def,
+    source_config_def,
+    uses_topic_creation,
+    validate_sink_rules,
+)
+from sparkcat.runtime.engine_api import ConnectorKind
+from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.entities import ConfigInfos
+from sparkcat.runtime.worker_config import (
+    CONNECTOR_CLIENT_POLICY_CLASS_CONFIG,
+    MAX_BATCH_MS_CONFIG,
+    MAX_BATCH_RECORDS_CONFIG,
+    WorkerConfig,
+    override_policy_name,
+)
+
+_PRINCIPAL_ALLOWED = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
+NULL_VALUE_MESSAGE = "Null value can not be supplied as the configuration value."
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    """What validating a connector config found."""
+
+    infos: ConfigInfos
+    connector_class: type[Connector]
+    kind: ConnectorKind
+
+
+def connector_kind(cls: type) -> ConnectorKind:
+    """``source`` or ``sink``; ``ConnectError`` for any other class."""
+    if issubclass(cls, SourceConnector):
+        return "source"
+    if issubclass(cls, SinkConnector):
+        return "sink"
+    raise connector_kind_error()
+
+
+def validate_connector_config(
+    props: Mapping[str, str | None], registry: PluginRegistry, worker: WorkerConfig
+) -> Validation:
+    """Run the pipeline over ``props``; never raises for invalid values (they are counted in
+    ``infos.error_count``), only for the request-level failures named in the module docs."""
+    connector_type = props.get(CONNECTOR_CLASS_CONFIG)
+    if connector_type is None:
+        raise BadRequestError(f"Connector config {render(dict(props))} contains no connector type")
+    cls = registry.resolve(connector_type, "connector")
+    kind = connector_kind(cls)
+    connector = cls()
+    from sparkcat.runtime.transformation_chain import enrich_config_def
+
+    base = source_config_def(registry) if kind == "source" else sink_config_def(registry)
+    enriched = enrich_config_def(base, dict(props), registry.resolve)
+    validated = enriched.validate_all(props)
+    if kind == "sink":
+        validate_sink_rules(props, validated)
+    _validate_lease_bounds(props, validated)
+
+    class_name = f"{cls.__module__}.{cls.__qualname__}"
+    own_def = connector.config()
+    if own_def is None:
+        raise BadRequestError(f"{class_name}.config() must return a ConfigDef that is not null.")
+    own = connector.validate({k: v for k, v in props.items() if v is not None})
+    if own is None:
+        raise BadRequestError(f"{class_name}.validate() must return a Config that is not null.")
+    keys = dict(enriched.config_keys())
+    keys.update(own_def.config_keys())
+    groups = list(enriched.groups())
+    groups.extend(g for g in own_def.groups() if g not in groups)
+    values = [*validated.values(), *own.config_values]
+    _reject_nulls(props, values)
+    infos = generate_result(connector_type, keys, values, groups)
+
+    policy = override_policy_name(worker.get_string(CONNECTOR_CLIENT_POLICY_CLASS_CONFIG))
+    uses_dlq = kind == "sink" and has_dlq_topic(props)
+    producer = admin = consumer = None
+    if kind == "source" or uses_dlq:
+        producer = _client_overrides(props, "producer.override.", policy)
+    if (kind == "source" and uses_topic_creation(props)) or uses_dlq:
+        admin = _client_overrides(props, "admin.override.", policy)
+    if kind == "sink":
+        consumer = _client_overrides(props, "consumer.override.", policy)
+    merged = merge_results(connector_type, infos, producer, consumer, admin)
+    return Validation(merged, cls, kind)
+
+
+def ensure_valid(validation: Validation) -> None:
+    """Raise Kafka's 400 ``Connector configuration is invalid ...`` if there were errors."""
+    from sparkcat.runtime.connector_config import invalid_config_message
+
+    if validation.infos.error_count > 0:
+        raise BadRequestError(invalid_config_message(validation.infos))
+
+
+def valid_config(validation: Validation, props: Mapping[str, str | None]) -> dict[str, str]:
+    """``props`` as a string map once ``validation`` found no error; else Kafka's 400.
+
+    A valid config holds no ``None`` (a JSON ``null`` is an error), so nothing is dropped here.
+    """
+    ensure_valid(validation)
+    return {key: value for key, value in props.items() if value is not None}
+
+
+def _client_overrides(props: Mapping[str, str | None], prefix: str, policy: str) -> ConfigInfos:
+    values = []
+    for key, raw in props.items():
+        if not key.startswith(prefix):
+            continue
+        name = key[len(prefix) :]
+        value = ConfigValue(name, raw)
+        allowed = policy == "All" or (policy == "Principal" and name in _PRINCIPAL_ALLOWED)
+        if not allowed:
+            value.add_error_message(
+                f"The '{policy}' policy does not allow '{name}' to be overridden in the "
+                "connector configuration."
+            )
+        values.append(value)
+    return prefixed_result(values, prefix)
+
+
+def _reject_nulls(props: Mapping[str, str | None], values: list[ConfigValue]) -> None:
+    """Attach Kafka's null-value error to each key given as JSON ``null``.
+
+    The error goes on the *last* entry for the key: ``generate_result`` keeps one entry per
+    name and the connector's own ``validate()`` entries come after the framework's, so an
+    error put on the framework's entry of a connector-defined key would be dropped.
+    """
+    last = {value.name: value for value in values}
+    for name, raw in props.items():
+        if raw is not None:
+            continue
+        entry = last.get(name)
+        if entry is None:
+            entry = ConfigValue(name)
+            values.append(entry)
+            last[name] = entry
+        if NULL_VALUE_MESSAGE not in entry.error_messages:
+            entry.add_error_message(NULL_VALUE_MESSAGE)
+
+
+def _validate_lease_bounds(
+    props: Mapping[str, str | None], validated: dict[str, ConfigValue]
+) -> None:
+    for key in (MAX_BATCH_MS_CONFIG, MAX_BATCH_RECORDS_CONFIG):
+        raw: Any = props.get(key)
+        if raw is None:
+            continue
+        try:
+            number = int(str(raw).strip())
+            if number < 1:
+                raise ValueError
+        except ValueError:
+            entry = validated.setdefault(key, ConfigValue(key, raw))
+            entry.add_error_message(str(ConfigError(key, raw, "Value must be at least 1")))
+
+
+def check_connector_name(name: str, config: Mapping[str, str | None]) -> dict[str, str | None]:
+    """``config`` with ``name`` set; 400 if it holds a different name (Kafka's
+    ``checkAndPutConnectorConfigName``)."""
+    given = config.get(NAME_CONFIG)
+    if given is not None and given != name:
+        raise BadRequestError(
+            f"Connector name configuration ({given}) doesn't match connector name in the URL "
+            f"({name})"
+        )
+    return {**config, NAME_CONFIG: name}
+
+
+__all__ = [
+    "Validation",
+    "check_connector_name",
+    "connector_kind",
+    "ensure_valid",
+    "valid_config",
+    "validate_connector_config",
+]

@@ -1,0 +1,1 @@
+"""Standalone mode: one worker, state in memory and an offsets file."""

@@ -1,0 +1,160 @@
+"""Kafka's ``KafkaOffsetBackingStore``: source offsets in the ``offset.storage.topic``.
+
+Implements :class:`sparkcat.runtime.stores.offsets.OffsetStore` with the very key and value
+bytes of the file and memory stores, which are Kafka Connect's (connect-spec §5.2)::
+
+    key   = ["<connector>",{<source partition>}]   value = {<offset>}   (null = tombstone)
+
+Records are produced with librdkafka's ``murmur2_random`` partitioner, so a key lands on the
+partition Kafka's Java producer picks and Kafka's tools find it. Public API::
+
+    store = KafkaOffsetBackingStore(worker_config)   # reads offset.storage.topic,
+                                                     # offset.storage.partitions (25),
+                                                     # offset.storage.replication.factor (3)
+    store.start(timeout_s)      # create the topic if missing; read it to the end
+    store.get(connector, partition) / store.get_all(connector)
+                                # answered from memory (what the reader has read so far)
+    store.put_batch(connector, [(partition, offset_or_None), ...])
+                                # validates all, produces all, returns once every record is
+                                # acked by the broker *and* read back, so the writer's own
+                                # get() sees it at once; raises OffsetStoreError otherwise
+    store.read_to_end(timeout_s)  # make writes by other workers visible (Kafka's get()
+                                # reads to the end first; here the caller chooses when)
+    store.flush()               # no-op beyond put_batch's own wait (kept for the Protocol)
+    store.close()               # stop the log; the store is unusable afterwards
+
+Thread-safe: the reader thread and callers share one lock around the map.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sparkcat.api.errors import ConnectError
+from sparkcat.runtime.stores.kafka_log import KafkaBasedLog, LogRecord, internal_client_configs
+from sparkcat.runtime.stores.offsets import (
+    OffsetStoreError,
+    SourceOffset,
+    SourcePartition,
+    offset_key_bytes,
+    offset_value_bytes,
+    parse_offset_key,
+    parse_offset_value,
+)
+
+__all__ = [
+    "OFFSET_STORAGE_PARTITIONS_CONFIG",
+    "OFFSET_STORAGE_REPLICATION_FACTOR_CONFIG",
+    "OFFSET_STORAGE_TOPIC_CONFIG",
+    "KafkaOffsetBackingStore",
+]
+
+OFFSET_STORAGE_TOPIC_CONFIG = "offset.storage.topic"
+OFFSET_STORAGE_PARTITIONS_CONFIG = "offset.storage.partitions"
+OFFSET_STORAGE_REPLICATION_FACTOR_CONFIG = "offset.storage.replication.factor"
+
+_WRITE_TIMEOUT_S = 30.0
+
+
+def topic_setting(worker: Mapping[str, Any], key: str, default: int) -> int:
+    """An int worker setting (``-1`` = the broker's default), Kafka's default when unset."""
+    raw = worker.get(key)
+    return default if raw is None or str(raw).strip() == "" else int(str(raw).strip())
+
+
+class KafkaOffsetBackingStore:
+    """Source offsets kept in a compacted Kafka topic; see the module docstring."""
+
+    def __init__(
+        self,
+        worker: Mapping[str, Any],
+        topic: str | None = None,
+        client_id: str = "connect-distributed-offsets",
+    ) -> None:
+        name = topic if topic is not None else str(worker.get(OFFSET_STORAGE_TOPIC_CONFIG, ""))
+        if not name.strip():
+            raise ConnectError("Offset storage topic must be specified")
+        self.topic = name.strip()
+        self._lock = threading.Lock()
+        self._data: dict[bytes, bytes] = {}
+        self._closed = False
+        self._log = KafkaBasedLog(
+            self.topic,
+            *internal_client_configs(worker, client_id),
+            self._consume,
+            purpose=(OFFSET_STORAGE_TOPIC_CONFIG, "source connector offsets"),
+            partitions=topic_setting(worker, OFFSET_STORAGE_PARTITIONS_CONFIG, 25),
+            replication_factor=topic_setting(worker, OFFSET_STORAGE_REPLICATION_FACTOR_CONFIG, 3),
+        )
+
+    def start(self, timeout_s: float = 60.0) -> None:
+        """Create the topic when missing and read every offset in it."""
+        self._log.start(timeout_s)
+
+    def read_to_end(self, timeout_s: float = 30.0) -> None:
+        """Apply every record in the topic now, whoever wrote it."""
+        self._check_open()
+        self._log.read_to_end(timeout_s)
+
+    def get(self, connector: str, partition: SourcePartition) -> dict[str, Any] | None:
+        key = offset_key_bytes(connector, partition)
+        with self._lock:
+            self._check_open()
+            value = self._data.get(key)
+        return parse_offset_value(value)
+
+    def get_all(self, connector: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        with self._lock:
+            self._check_open()
+            entries = list(self._data.items())
+        result = []
+        for key, value in entries:
+            parsed = parse_offset_key(key)
+            offset = parse_offset_value(value)
+            if parsed is not None and parsed[0] == connector and offset is not None:
+                result.append((parsed[1], offset))
+        return result
+
+    def put_batch(
+        self,
+        connector: str,
+        items: Iterable[tuple[SourcePartition, SourceOffset | None]],
+    ) -> None:
+        encoded = [(offset_key_bytes(connector, p), offset_value_bytes(o)) for p, o in items]
+        self._check_open()
+        deadline = time.monotonic() + _WRITE_TIMEOUT_S
+        futures = [self._log.send(key, value) for key, value in encoded]
+        written: dict[int, int] = {}
+        try:
+            for future in futures:
+                partition, offset = future.result(timeout=max(deadline - time.monotonic(), 0))
+                written[partition] = max(written.get(partition, 0), offset + 1)
+            self._log.wait_until_consumed(written, deadline)
+        except (ConnectError, TimeoutError) as exc:
+            raise OffsetStoreError(f"Failed to write offsets to {self.topic}: {exc}") from exc
+
+    def flush(self) -> None:
+        self._check_open()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._log.stop()
+
+    def _consume(self, record: LogRecord) -> None:
+        if record.key is None:
+            return
+        with self._lock:
+            if record.value is None:
+                self._data.pop(record.key, None)
+            else:
+                self._data[record.key] = record.value
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise OffsetStoreError("The offset store is closed")

@@ -1,0 +1,156 @@
+"""Lease control over the network: how a running lease learns that it must end now.
+
+The worker's main process (the Spark driver) serves one small HTTP endpoint
+(:mod:`sparkcat.engine.control_server`); every lease carries the address of its connector's
+*control channel* in :attr:`~sparkcat.runtime.tasks.lease.LeaseSpec.control`, as
+``http://host:port/v1/leases/<key>#<token>``. The fragment is the worker's secret: it is
+never sent in the request line, only as ``Authorization: Bearer <token>``.
+
+Protocol (one resource per connector query, HTTP/1.1 keep-alive)::
+
+    GET /v1/leases/<key>?since=<version>&wait_ms=<ms>
+    200 {"state": "run" | "pause" | "stop", "version": n}   at once if n > since,
+                                                           else when it changes or wait_ms ends
+    401 bad or missing token;   410 the channel is gone (its query stopped): end the lease
+
+The lease side is a long poll on one background thread per lease, so the lease loop's
+:meth:`ControlChannel.stop_requested` only reads a flag (no syscall on the data path) and a
+``pause`` or ``stop`` reaches the lease one network round trip after the driver sets it. Nothing
+here depends on a shared file system: executors on other hosts only need to reach the driver.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import threading
+import urllib.parse
+import weakref
+
+__all__ = ["STOP_STATES", "ControlChannel", "control_address", "parse_address"]
+
+log = logging.getLogger(__name__)
+
+STOP_STATES = frozenset({"pause", "stop"})
+# A long poll is answered after this long without a change; short enough that a lease's
+# poller thread outlives its lease by little, long enough to cost ~nothing when idle.
+WAIT_MS = 2000
+_RETRY_S = 0.2
+
+
+def control_address(base_url: str, key: str, token: str) -> str:
+    """The address a lease carries: ``<base_url>/v1/leases/<key>#<token>``."""
+    return f"{base_url.rstrip('/')}/v1/leases/{urllib.parse.quote(key, safe='')}#{token}"
+
+
+def parse_address(address: str) -> tuple[str, int, str, str]:
+    """``(host, port, path, token)`` of a control address (``ValueError`` if malformed)."""
+    url, _, token = address.partition("#")
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or not parts.path or not token:
+        raise ValueError(f"Not a lease control address: {url!r}")
+    return parts.hostname, parts.port or 80, parts.path, token
+
+
+class _Poller:
+    """The long-polling loop, kept apart from :class:`ControlChannel` so that the channel
+    can be garbage collected (which ends the loop) while the thread still runs."""
+
+    def __init__(self, address: str) -> None:
+        self.host, self.port, self.path, token = parse_address(address)
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.stop_flag = threading.Event()  # the lease must end
+        self.first_answer = threading.Event()
+        self.closed = threading.Event()
+        self.version = -1
+        self.conn: http.client.HTTPConnection | None = None
+
+    def close(self) -> None:
+        self.closed.set()
+        conn = self.conn
+        if conn is not None and conn.sock is not None:
+            try:  # wakes the thread out of its blocking read at once
+                conn.sock.shutdown(2)
+            except OSError:
+                pass
+
+    def run(self) -> None:
+        try:
+            while not self.closed.is_set():
+                try:
+                    if self._poll_once():
+                        return
+                except (OSError, http.client.HTTPException, ValueError) as exc:
+                    if self.closed.is_set():
+                        return
+                    log.debug("Lease control %s:%s unreachable: %s", self.host, self.port, exc)
+                    self._drop_connection()
+                    self.closed.wait(_RETRY_S)
+        finally:
+            self._drop_connection()
+
+    def _poll_once(self) -> bool:
+        """One request; ``True`` when polling is over (the lease must end)."""
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(
+                self.host, self.port, timeout=WAIT_MS / 1000 + 10
+            )
+        query = f"?since={self.version}&wait_ms={WAIT_MS}"
+        self.conn.request("GET", self.path + query, headers=self.headers)
+        response = self.conn.getresponse()
+        body = response.read()
+        if response.status == 410:
+            self._end("gone")
+            return True
+        if response.status != 200:
+            raise ValueError(f"lease control answered {response.status}: {body[:200]!r}")
+        doc = json.loads(body)
+        self.version = int(doc["version"])
+        self.first_answer.set()
+        if doc["state"] in STOP_STATES:
+            self._end(doc["state"])
+            return True
+        return False
+
+    def _end(self, why: str) -> None:
+        log.debug("Lease control %s says %s", self.path, why)
+        self.stop_flag.set()
+        self.first_answer.set()
+
+    def _drop_connection(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
+
+
+class ControlChannel:
+    """A lease's view of its control channel; ``address=None`` means "never told to stop".
+
+    Starting one starts its poller thread; the thread ends when the lease says it must
+    (``pause``/``stop``/gone), when :meth:`close` is called, or when the channel is
+    garbage collected.
+    """
+
+    __slots__ = ("__weakref__", "_poller")
+
+    def __init__(self, address: str | None) -> None:
+        self._poller: _Poller | None = None
+        if address is None:
+            return
+        poller = _Poller(address)
+        self._poller = poller
+        weakref.finalize(self, poller.close)
+        threading.Thread(target=poller.run, name="sparkcat-lease-control", daemon=True).start()
+
+    def stop_requested(self, now: float = 0.0) -> bool:
+        """Whether the driver asked this lease to end (a flag read: cheap on the data path)."""
+        return self._poller is not None and self._poller.stop_flag.is_set()
+
+    def wait_first_answer(self, timeout_s: float) -> bool:
+        """Wait until the channel's state is known (tests and start-up use this)."""
+        return self._poller is None or self._poller.first_answer.wait(timeout_s)
+
+    def close(self) -> None:
+        if self._poller is not None:
+            self._poller.close()

@@ -1,0 +1,97 @@
+"""The columnar batch types: sequences of records identical to the ones built per record."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparkcat.api.batch import SinkRecordBatch, SourceRecordBatch, SourceRun
+from sparkcat.api.data import OPTIONAL_STRING_SCHEMA, STRING_SCHEMA
+from sparkcat.api.records import SinkRecord, SourceRecord, TimestampType
+
+
+def sink_batch() -> SinkRecordBatch:
+    return SinkRecordBatch(
+        ["t", "t", "t"],
+        [0, 1, 0],
+        [10, 20, 11],
+        [None, OPTIONAL_STRING_SCHEMA, None],
+        [None, "k", None],
+        [OPTIONAL_STRING_SCHEMA] * 3,
+        ["a", "b", None],
+        [(1, 1000), (0, -1), (2, 3000)],
+    )
+
+
+def test_sink_batch_builds_the_records_the_per_record_path_builds() -> None:
+    batch = sink_batch()
+    expected = [
+        SinkRecord("t", 0, None, None, OPTIONAL_STRING_SCHEMA, "a", 10, 1000,
+                   TimestampType.CREATE_TIME),
+        SinkRecord("t", 1, OPTIONAL_STRING_SCHEMA, "k", OPTIONAL_STRING_SCHEMA, "b", 20, None,
+                   TimestampType.NO_TIMESTAMP_TYPE),
+        SinkRecord("t", 0, None, None, OPTIONAL_STRING_SCHEMA, None, 11, 3000,
+                   TimestampType.LOG_APPEND_TIME),
+    ]  # fmt: skip
+    assert len(batch) == 3 and bool(batch)
+    assert list(batch) == expected
+    assert batch == expected
+    assert batch[-1] == expected[2] and batch[0] is batch[0]  # built once
+    assert batch[1:] == expected[1:]
+    with pytest.raises(IndexError):
+        batch[3]
+    assert not SinkRecordBatch([], [], [], [], [], [], [], [])
+
+
+def test_sink_batch_columns() -> None:
+    batch = sink_batch()
+    assert batch.values() == ["a", "b", None]
+    assert batch.keys() == [None, "k", None]
+    assert batch.offsets() == [10, 20, 11]
+    assert batch.partitions() == [0, 1, 0]
+    assert batch.topics() == ["t"] * 3
+    assert batch.timestamps() == [1000, None, 3000]
+    assert batch.value_schemas() == [OPTIONAL_STRING_SCHEMA] * 3
+
+
+def test_sink_batch_to_arrow() -> None:
+    table = sink_batch().to_arrow()
+    assert table.column_names == ["topic", "partition", "offset", "timestamp", "key", "value"]
+    assert table.column("value").to_pylist() == ["a", "b", None]
+    assert table.column("timestamp").to_pylist() == [1000, None, 3000]
+    assert table.column("offset").to_pylist() == [10, 20, 11]
+
+
+def test_source_batch_records_carry_their_runs_offsets() -> None:
+    p1, p2 = {"f": "a"}, {"f": "b"}
+    batch = SourceRecordBatch(
+        "t", ["x", "y", "z"], STRING_SCHEMA,
+        [SourceRun(p1, {"pos": 2}, 2), SourceRun(p2, {"pos": 9}, 1)], timestamp=5,
+    )  # fmt: skip
+    assert list(batch) == [
+        SourceRecord(p1, {"pos": 2}, "t", None, None, None, STRING_SCHEMA, "x", 5),
+        SourceRecord(p1, {"pos": 2}, "t", None, None, None, STRING_SCHEMA, "y", 5),
+        SourceRecord(p2, {"pos": 9}, "t", None, None, None, STRING_SCHEMA, "z", 5),
+    ]
+    assert len(batch) == 3 and batch[1].value == "y"
+
+
+def test_source_batch_record_offsets_are_computed_only_when_records_are_built() -> None:
+    calls = []
+
+    def offsets() -> list[dict[str, int]]:
+        calls.append(1)
+        return [{"pos": 1}, {"pos": 2}]
+
+    batch = SourceRecordBatch.of("t", ["a", "b"], None, {"f": 1}, {"pos": 2},
+                                 keys=["k1", "k2"], key_schema=STRING_SCHEMA,
+                                 record_offsets=offsets)  # fmt: skip
+    assert calls == []
+    assert [(r.key, r.source_offset) for r in batch] == [("k1", {"pos": 1}), ("k2", {"pos": 2})]
+    assert [r.source_offset for r in batch] and calls == [1]
+
+
+def test_source_batch_runs_must_cover_the_values() -> None:
+    with pytest.raises(ValueError, match="runs must cover"):
+        SourceRecordBatch("t", ["a"], None, [SourceRun(None, None, 2)])
+    with pytest.raises(ValueError, match="keys and values"):
+        SourceRecordBatch.of("t", ["a"], None, None, None, keys=[])

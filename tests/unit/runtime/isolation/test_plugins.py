@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sparkcat.api.converter import Converter, HeaderConverter
+from sparkcat.api.errors import ConnectError
+from sparkcat.runtime.isolation.plugins import (
+    BUILTINS,
+    PluginRegistry,
+    default_registry,
+    pruned_name,
+    simple_name,
+)
+
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [FILE_SOURCE, "FileStreamSourceConnector", "FileStreamSource",
+     "sparkcat.connectors.file:FileStreamSourceConnector",
+     "sparkcat.connectors.file.FileStreamSourceConnector"],
+)  # fmt: skip
+def test_connector_names_resolve_to_one_class(name: str) -> None:
+    registry = PluginRegistry()
+    expected = registry.resolve(FILE_SOURCE, "source")
+    assert registry.resolve(name, "connector") is expected
+    assert registry.resolve(name, "source") is expected
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("org.apache.kafka.connect.json.JsonConverter", "converter"),
+        ("JsonConverter", "converter"),
+        ("Json", "converter"),
+        ("StringConverter", "header_converter"),
+        ("SimpleHeaderConverter", "header_converter"),
+    ],
+)
+def test_converter_aliases(name: str, kind: str) -> None:
+    cls = PluginRegistry().resolve(name, kind)
+    assert issubclass(cls, Converter if kind == "converter" else HeaderConverter)
+
+
+def test_nested_key_value_need_the_full_name() -> None:
+    registry = PluginRegistry()
+    value = registry.resolve(
+        "org.apache.kafka.connect.transforms.InsertField$Value", "transformation"
+    )
+    assert value.__qualname__ == "InsertField.Value"
+    with pytest.raises(ConnectError, match="which name matches Value"):
+        registry.resolve("Value", "transformation")
+
+
+def test_kind_is_checked() -> None:
+    with pytest.raises(ConnectError) as info:
+        PluginRegistry().resolve("JsonConverter", "connector")
+    message = str(info.value)
+    assert message.startswith(
+        "Failed to find any class that implements Connector and which name matches JsonConverter, "
+        "available connectors are: PluginDesc{klass=class "
+    )
+    assert f"name='{FILE_SOURCE}'" in message
+    assert "type=source, typeName='source', location='classpath'}" in message
+
+
+def test_unknown_converter_message() -> None:
+    pattern = r"implements Converter and which name matches Nope, available converters are: "
+    with pytest.raises(ConnectError, match=pattern + r".*JsonConverter"):
+        PluginRegistry().resolve("Nope", "converter")
+
+
+def test_names() -> None:
+    assert simple_name("org.apache.kafka.connect.transforms.Cast$Key") == "Key"
+    assert pruned_name("org.apache.kafka.connect.json.JsonConverter", "converter") == "Json"
+    assert pruned_name("a.SimpleHeaderConverter", "header_converter") == "Simple"
+    assert pruned_name("a.FileStreamSinkConnector", "sink") == "FileStreamSink"
+    assert pruned_name("a.Filter", "transformation") == "Filter"
+
+
+def test_builtin_table_covers_every_smt_variant() -> None:
+    names = {b.class_name.rsplit(".", 1)[-1] for b in BUILTINS}
+    assert {"InsertField$Key", "InsertField$Value", "Filter", "RegexRouter"} <= names
+    assert {"TopicNameMatches", "HasHeaderKey", "RecordIsTombstone"} <= names
+
+
+def test_class_name_maps_builtins_back_to_kafka_names() -> None:
+    registry = PluginRegistry()
+    task = registry.resolve("org.apache.kafka.connect.file.FileStreamSourceTask", "task")
+    assert registry.class_name(task) == "org.apache.kafka.connect.file.FileStreamSourceTask"
+    assert (
+        registry.class_name(PluginRegistry) == "sparkcat.runtime.isolation.plugins:PluginRegistry"
+    )
+
+
+def test_listing_order_and_kinds() -> None:
+    listed = PluginRegistry().plugins()
+    kinds = [d.kind for d in listed]
+    assert kinds.index("sink") < kinds.index("source") < kinds.index("transformation")
+    assert kinds.index("predicate") < kinds.index("converter") < kinds.index("header_converter")
+    sinks = [d.class_name for d in listed if d.kind == "sink"]
+    assert sinks == sorted(sinks)
+
+
+def test_plugin_path_directory(tmp_path: Path) -> None:
+    (tmp_path / "my_converters_mod.py").write_text(
+        textwrap.dedent(
+            """
+            from sparkcat.api.converter import Converter
+
+            class ShoutConverter(Converter):
+                def configure(self, configs, is_key): pass
+                def from_connect_data(self, topic, schema, value, headers=None): return b""
+                def to_connect_data(self, topic, data, headers=None): return None
+            """
+        )
+    )
+    registry = PluginRegistry([tmp_path])
+    cls = registry.resolve("ShoutConverter", "converter")
+    assert registry.resolve("Shout", "converter") is cls
+    assert registry.resolve("my_converters_mod.ShoutConverter", "converter") is cls
+    assert any(d.class_name == "my_converters_mod.ShoutConverter" for d in registry.plugins())
+
+
+def test_default_registry_is_cached() -> None:
+    assert default_registry(()) is default_registry([])
+
+
+def test_resolving_a_converter_does_not_import_transforms() -> None:
+    code = (
+        "import sys; from sparkcat.runtime.isolation.plugins import default_registry;"
+        "default_registry().resolve('JsonConverter', 'converter');"
+        "print(any(m.startswith('sparkcat.transforms') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
