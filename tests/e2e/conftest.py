@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,12 +29,6 @@ SPARKCAT = Path(sys.executable).parent / "sparkcat"
 # Spark's start-up takes 15-30 s on 2 idle cores; much longer while other JVMs compete.
 START_TIMEOUT_S = 240.0
 STOP_TIMEOUT_S = 90.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def edit_properties(source: Path, target: Path, changes: Mapping[str, str | None]) -> Path:

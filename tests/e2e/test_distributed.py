@@ -27,10 +27,10 @@ from tests.e2e.conftest import (
     WorkerProcess,
     count_lines,
     edit_properties,
-    free_port,
     lines_of,
     wait_for,
 )
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 

@@ -18,10 +18,10 @@ from tests.e2e.conftest import (
     START_TIMEOUT_S,
     WorkerProcess,
     edit_properties,
-    free_port,
     wait_for,
     write_properties,
 )
+from tests.support.ports import free_port
 
 DB = "sparkcat_jdbc_test"
 ROWS = 40_000

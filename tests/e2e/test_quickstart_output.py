@@ -24,10 +24,10 @@ from tests.e2e.conftest import (
     START_TIMEOUT_S,
     WorkerProcess,
     edit_properties,
-    free_port,
     lines_of,
     wait_for,
 )
+from tests.support.ports import free_port
 
 LOG_RECORD = re.compile(
     r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] INFO \S.* \(sparkcat(\.[a-z_][a-z0-9_]*)*\)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,17 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 
 LINES = 50
 START_TIMEOUT_S = 240.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(what: str, probe: Callable[[], Any], timeout_s: float = 120.0) -> Any:

@@ -28,13 +28,13 @@ from tests.e2e.conftest import (
     WorkerProcess,
     count_lines,
     edit_properties,
-    free_port,
     lines_of,
     read_offsets_file,
     session_members,
     wait_for,
     write_properties,
 )
+from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 

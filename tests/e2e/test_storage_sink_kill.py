@@ -17,11 +17,11 @@ from tests.e2e.conftest import (
     START_TIMEOUT_S,
     WorkerProcess,
     edit_properties,
-    free_port,
     wait_for,
     write_properties,
 )
 from tests.integration.connectors.storage.conftest import order, produce_orders
+from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 

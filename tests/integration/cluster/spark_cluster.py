@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pyspark
+from tests.support.ports import free_port
 
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
@@ -31,12 +31,6 @@ _HIDE_THEN_EXEC = (
     'IFS=:; for d in $SPARKCAT_HIDE; do mount -t tmpfs -o size=1m,mode=0 none "$d" || exit 97; '
     'done; unset IFS; exec "$@"'
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _cmdline(pid: int) -> str:

@@ -1,0 +1,41 @@
+"""Free TCP ports for servers a test starts in another process.
+
+Binding port 0 and handing the number to a child process races: the kernel gives out the
+same ephemeral range to every outgoing connection and every ``bind(0)`` in the meantime (a
+JVM starting up binds several), so the child can find its port taken. Ports are therefore
+drawn from below the kernel's ephemeral range, which the kernel never assigns on its own,
+and never handed out twice in one test session.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+from pathlib import Path
+
+_handed_out: set[int] = set()
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port() -> int:
+    """A port nothing listens on now and that the kernel will not assign to anyone else."""
+    high = min(_ephemeral_low(), 65536) - 1
+    low = max(10000, high - 12000)
+    for _ in range(500):
+        port = random.randint(low, high)
+        if port in _handed_out:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free TCP port between {low} and {high}")
