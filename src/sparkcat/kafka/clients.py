@@ -256,7 +256,10 @@ def to_librdkafka(
 
 def _base(worker: Mapping[str, Any], client_id: str | None) -> dict[str, str]:
     servers = _string(worker.get("bootstrap.servers", "localhost:9092"))
-    base = {"bootstrap.servers": _server_list(servers)}
+    # librdkafka prints its INFO lines (e.g. BGQUEUE "Purging unserved events" when a client
+    # is destroyed at shutdown) on stderr; Kafka's Java clients send theirs to the worker's
+    # log file. Warnings and errors still reach the terminal.
+    base = {"bootstrap.servers": _server_list(servers), "log_level": "4"}
     if client_id is not None:
         base["client.id"] = client_id
     return base
