@@ -1,0 +1,395 @@
+"""ProtobufConverter against the test Schema Registry: wire bytes (magic byte, id, message
+indexes, payload), every Connect type both ways, schemas other producers registered, the
+nullable options, and Confluent's errors."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from google.protobuf import descriptor_pb2, wrappers_pb2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sparkcat.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from sparkcat.api.errors import DataError
+from sparkcat.converters.protobuf import ProtobufConverter
+from sparkcat.converters.protobuf.converter import (
+    decode_indexes,
+    encode_indexes,
+    message_class,
+    parse_schema_text,
+)
+from sparkcat.converters.schema_registry.client import close_clients
+
+F = descriptor_pb2.FieldDescriptorProto
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    yield
+    close_clients()
+
+
+@pytest.fixture
+def topic() -> str:
+    return f"proto-{uuid.uuid4().hex[:10]}"
+
+
+def converter(url: str, is_key: bool = False, **configs: Any) -> ProtobufConverter:
+    result = ProtobufConverter()
+    result.configure({"schema.registry.url": url, **configs}, is_key)
+    return result
+
+
+def register(url: str, subject: str, file: descriptor_pb2.FileDescriptorProto) -> int:
+    text = base64.b64encode(file.SerializeToString()).decode()
+    response = httpx.post(
+        f"{url}/subjects/{subject}/versions", json={"schema": text, "schemaType": "PROTOBUF"}
+    )
+    response.raise_for_status()
+    return int(response.json()["id"])
+
+
+def latest(url: str, subject: str) -> dict[str, Any]:
+    return dict(httpx.get(f"{url}/subjects/{subject}/versions/latest").json())
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, Struct):
+        return {f.name: plain(value.get(f)) for f in value.schema.fields}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+INNER = SchemaBuilder.struct().name("com.example.Inner").field("x", Schema.INT32_SCHEMA).build()
+OPT_INNER = SchemaBuilder.struct().name("com.example.Inner").field("x", Schema.INT32_SCHEMA)
+OPT_INNER = OPT_INNER.optional().build()
+UNION = (
+    SchemaBuilder.struct()
+    .name("io.confluent.connect.protobuf.Union.choice")
+    .field("label", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("number", Schema.OPTIONAL_INT64_SCHEMA)
+    .optional()
+    .build()
+)
+COLOR = (
+    SchemaBuilder.string()
+    .name("Color")
+    .parameter("io.confluent.connect.protobuf.Enum", "Color")
+    .parameter("io.confluent.connect.protobuf.Enum.RED", "0")
+    .parameter("io.confluent.connect.protobuf.Enum.BLUE", "1")
+    .optional()
+    .build()
+)
+ORDER = (
+    SchemaBuilder.struct()
+    .name("com.example.Order")
+    .field("i8", Schema.INT8_SCHEMA)
+    .field("i16", Schema.INT16_SCHEMA)
+    .field("i32", Schema.INT32_SCHEMA)
+    .field("i64", Schema.INT64_SCHEMA)
+    .field("f32", Schema.FLOAT32_SCHEMA)
+    .field("f64", Schema.FLOAT64_SCHEMA)
+    .field("flag", Schema.BOOLEAN_SCHEMA)
+    .field("text", Schema.STRING_SCHEMA)
+    .field("raw", Schema.BYTES_SCHEMA)
+    .field("price", Decimal.schema(2))
+    .field("day", Date.SCHEMA)
+    .field("at", Time.SCHEMA)
+    .field("ts", Timestamp.SCHEMA)
+    .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
+    .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build())
+    .field("by_ratio", SchemaBuilder.map(Schema.FLOAT64_SCHEMA, INNER).build())
+    .field("inner", OPT_INNER)
+    .field("inners", SchemaBuilder.array(INNER).build())
+    .field("choice", UNION)
+    .field("color", COLOR)
+    .build()
+)
+TS = datetime.datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=datetime.UTC)
+
+
+def order() -> Struct:
+    return Struct.from_values(
+        ORDER,
+        [
+            -3,
+            300,
+            7,
+            -(2**40),
+            0.5,
+            1e10,
+            True,
+            "hé",
+            b"\x00\xff",
+            decimal.Decimal("-1.25"),
+            datetime.date(2024, 1, 2),
+            datetime.time(3, 4, 5, 678000),
+            TS,
+            ["a", "b"],
+            {"k": 1},
+            {1.5: Struct(INNER).put("x", 4)},
+            Struct(OPT_INNER).put("x", 5),
+            [Struct(INNER).put("x", 6)],
+            Struct(UNION).put("number", 42),
+            "BLUE",
+        ],
+    )
+
+
+def test_every_type_round_trips_with_confluents_wire_bytes(
+    schema_registry: str, topic: str
+) -> None:
+    conv = converter(schema_registry)
+    data = conv.from_connect_data(topic, ORDER, order())
+    assert data is not None
+    registered = latest(schema_registry, f"{topic}-value")
+    assert registered["schemaType"] == "PROTOBUF" and registered["version"] == 1
+    # magic byte, the registered id, message index [0] as the single byte 0
+    assert data[:6] == b"\x00" + registered["id"].to_bytes(4, "big") + b"\x00"
+    # the payload is plain protobuf of the registered descriptor
+    file = parse_schema_text(registered["schema"])
+    message = message_class(file, "com.example.Order").FromString(data[6:])
+    assert (message.i8, message.i16, message.i64, message.text) == (-3, 300, -(2**40), "hé")
+    assert (message.price.value, message.price.scale, message.price.precision) == (b"\x83", 2, 3)
+    assert (message.day.year, message.day.month, message.day.day) == (2024, 1, 2)
+    assert (message.at.hours, message.at.seconds, message.at.nanos) == (3, 5, 678_000_000)
+    assert (message.ts.seconds, message.ts.nanos) == (int(TS.timestamp()), 678_000_000)
+    assert message.WhichOneof("choice") == "number" and message.color == 1
+    assert dict(message.counts) == {"k": 1}
+    assert [(e.key, e.value.x) for e in message.by_ratio] == [(1.5, 4)]
+
+    result = conv.to_connect_data(topic, data)
+    assert result.schema.name == "Order" and result.schema.version == 1
+    expected = plain(order())
+    expected["choice_0"] = expected.pop("choice")
+    expected["choice_0"] = {"label": None, "number": 42}
+    assert plain(result.value) == expected
+    assert result.schema.field("i8").schema.type is Type.INT8
+    assert result.schema.field("i16").schema.type is Type.INT16
+    assert result.value.get("color") == "BLUE"
+    # the same schema again: same id, no new version
+    assert conv.from_connect_data(topic, ORDER, order()) == data
+
+
+OPTIONALS = (
+    SchemaBuilder.struct()
+    .name("Optionals")
+    .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("count", Schema.OPTIONAL_INT32_SCHEMA)
+    .field("small", Schema.OPTIONAL_INT8_SCHEMA)
+    .field("inner", OPT_INNER)
+    .build()
+)
+
+
+@pytest.mark.parametrize(
+    ("configs", "read_back"),
+    [
+        # Confluent's default: a null primitive is the field's default, a null message unset
+        ({}, {"note": "", "count": 0, "small": 0, "inner": None}),
+        (
+            {"wrapper.for.nullables": "true"},
+            {"note": None, "count": None, "small": None, "inner": None},
+        ),
+        (
+            {"optional.for.nullables": "true"},
+            {"note": None, "count": None, "small": None, "inner": None},
+        ),
+        (
+            {"generate.struct.for.nulls": "true"},
+            {"note": "", "count": 0, "small": 0, "inner": {"x": 0}},
+        ),
+    ],
+)
+def test_null_fields(
+    schema_registry: str, topic: str, configs: dict[str, str], read_back: dict[str, Any]
+) -> None:
+    conv = converter(schema_registry, **configs)
+    data = conv.from_connect_data(topic, OPTIONALS, Struct(OPTIONALS))
+    assert data is not None
+    assert plain(conv.to_connect_data(topic, data).value) == read_back
+    full = Struct(OPTIONALS).put("note", "n").put("count", 3).put("small", -2)
+    full.put("inner", Struct(OPT_INNER).put("x", 1))
+    data = conv.from_connect_data(topic, OPTIONALS, full)
+    assert plain(conv.to_connect_data(topic, data).value) == plain(full)
+
+
+def test_wrapper_types_on_the_wire(schema_registry: str, topic: str) -> None:
+    conv = converter(schema_registry, **{"wrapper.for.nullables": "true"})
+    value = Struct(OPTIONALS).put("note", "")
+    data = conv.from_connect_data(topic, OPTIONALS, value)
+    assert data is not None
+    # field 1, a StringValue holding "" : present (unlike a plain proto3 "")
+    assert data[6:] == b"\x0a\x00"
+    assert conv.to_connect_data(topic, data).value.get("note") == ""
+
+
+def _two_messages() -> descriptor_pb2.FileDescriptorProto:
+    file = descriptor_pb2.FileDescriptorProto(name="two.proto", package="acme", syntax="proto3")
+    first = file.message_type.add(name="First")
+    first.field.add(name="a", number=1, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    second = file.message_type.add(name="Second")
+    nested = second.nested_type.add(name="Deep")
+    nested.field.add(name="b", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    nested.field.add(name="n", number=2, type=F.TYPE_UINT64, label=F.LABEL_OPTIONAL)
+    return file
+
+
+def test_message_indexes_pick_the_message(schema_registry: str, topic: str) -> None:
+    file = _two_messages()
+    schema_id = register(schema_registry, f"{topic}-value", file)
+    deep = message_class(file, "acme.Second.Deep")(b="hi", n=2**64 - 1).SerializeToString()
+    assert encode_indexes([1, 0]) == b"\x04\x02\x00"
+    data = b"\x00" + schema_id.to_bytes(4, "big") + encode_indexes([1, 0]) + deep
+    result = converter(schema_registry).to_connect_data(topic, data)
+    assert result.schema.name == "Deep"
+    assert plain(result.value) == {"b": "hi", "n": -1}  # uint64 as Java's long
+    assert decode_indexes(b"\x00", 0) == ([0], 1)
+    assert decode_indexes(encode_indexes([3, 1, 2]), 0) == ([3, 1, 2], 4)
+
+
+def test_raw_primitive_wrapper_at_the_root(schema_registry: str, topic: str) -> None:
+    file = descriptor_pb2.FileDescriptorProto.FromString(wrappers_pb2.DESCRIPTOR.serialized_pb)
+    schema_id = register(schema_registry, f"{topic}-value", file)
+    index = [m.name for m in file.message_type].index("StringValue")
+    payload = wrappers_pb2.StringValue(value="raw").SerializeToString()
+    data = b"\x00" + schema_id.to_bytes(4, "big") + encode_indexes([index]) + payload
+    result = converter(schema_registry).to_connect_data(topic, data)
+    assert (result.schema.type, result.schema.optional, result.value) == (Type.STRING, True, "raw")
+    as_struct = converter(schema_registry, **{"wrapper.for.raw.primitives": "false"})
+    assert plain(as_struct.to_connect_data(topic, data).value) == {"value": "raw"}
+
+
+def test_enums_as_ints(schema_registry: str, topic: str) -> None:
+    conv = converter(schema_registry, **{"int.for.enums": "true"})
+    schema = SchemaBuilder.struct().name("E").field("color", COLOR).build()
+    data = conv.from_connect_data(topic, schema, Struct(schema).put("color", "BLUE"))
+    result = conv.to_connect_data(topic, data)
+    assert result.value.get("color") == 1
+    assert result.schema.field("color").schema.type is Type.INT32
+    # and an INT32 enum schema writes the number
+    assert conv.from_connect_data(topic, result.schema, result.value) == data
+
+
+def test_subjects_and_keys(schema_registry: str, topic: str) -> None:
+    key = converter(schema_registry, is_key=True)
+    assert key.from_connect_data(topic, INNER, Struct(INNER).put("x", 1)) is not None
+    assert latest(schema_registry, f"{topic}-key")["version"] == 1
+    strategy = "io.confluent.kafka.serializers.subject.RecordNameStrategy"
+    named = converter(schema_registry, **{"value.subject.name.strategy": strategy})
+    assert named.from_connect_data(topic, INNER, Struct(INNER).put("x", 1)) is not None
+    assert latest(schema_registry, "com.example.Inner")["schemaType"] == "PROTOBUF"
+    assert key.from_connect_data(topic, INNER, None) is None
+    assert key.to_connect_data(topic, None).value is None
+
+
+def test_confluents_errors(schema_registry: str, topic: str) -> None:
+    conv = converter(schema_registry)
+    prefix = f"Failed to deserialize data for topic {topic} to Protobuf: "
+    with pytest.raises(DataError, match=f"^{prefix}Unknown magic byte!$"):
+        conv.to_connect_data(topic, b"\x01\x00\x00\x00\x01\x00")
+    with pytest.raises(DataError) as missing:
+        conv.to_connect_data(topic, b"\x00\x00\x00\x03\xe7\x00")
+    assert str(missing.value) == (
+        f"{prefix}Error retrieving Protobuf schema for id 999: Schema 999 not found; "
+        "error code: 40403"
+    )
+    data = conv.from_connect_data(topic, INNER, Struct(INNER).put("x", 1))
+    assert data is not None
+    with pytest.raises(DataError, match=f"^{prefix}DecodeError"):
+        conv.to_connect_data(topic, data + b"\xff")
+    with pytest.raises(DataError, match="Invalid message indexes \\[5\\]"):
+        conv.to_connect_data(topic, data[:5] + encode_indexes([5]) + data[6:])
+    with pytest.raises(
+        DataError,
+        match=f"^Failed to serialize Protobuf data from topic {topic}: Unsupported root schema",
+    ):
+        conv.from_connect_data(topic, Schema.STRING_SCHEMA, "x")
+    bad = SchemaBuilder.struct().name("Bad").field("color", COLOR).build()
+    with pytest.raises(DataError, match="Unknown enum symbol 'GREEN'"):
+        conv.from_connect_data(topic, bad, Struct(bad).put("color", "GREEN"))
+
+
+def test_registry_refuses_invalid_protobuf_schemas(schema_registry: str, topic: str) -> None:
+    file = descriptor_pb2.FileDescriptorProto(name="bad.proto", syntax="proto3")
+    message = file.message_type.add(name="M")
+    message.field.add(name="x", number=1, type=F.TYPE_MESSAGE, type_name=".Missing", label=1)
+    response = httpx.post(
+        f"{schema_registry}/subjects/{topic}-value/versions",
+        json={
+            "schema": base64.b64encode(file.SerializeToString()).decode(),
+            "schemaType": "PROTOBUF",
+        },
+    )
+    assert response.status_code == 422 and response.json()["error_code"] == 42201
+    response = httpx.post(
+        f"{schema_registry}/subjects/{topic}-value/versions",
+        json={"schema": "syntax = 'proto3';", "schemaType": "PROTOBUF"},
+    )
+    assert response.status_code == 422
+
+
+PRIMITIVES = (
+    SchemaBuilder.struct()
+    .name("Primitives")
+    .field("i8", Schema.INT8_SCHEMA)
+    .field("i16", Schema.INT16_SCHEMA)
+    .field("i32", Schema.INT32_SCHEMA)
+    .field("i64", Schema.INT64_SCHEMA)
+    .field("f64", Schema.FLOAT64_SCHEMA)
+    .field("flag", Schema.BOOLEAN_SCHEMA)
+    .field("text", Schema.STRING_SCHEMA)
+    .field("raw", Schema.BYTES_SCHEMA)
+    .field("price", Decimal.schema(3))
+    .field("ts", Timestamp.SCHEMA)
+    .field("tags", SchemaBuilder.array(Schema.INT64_SCHEMA).build())
+    .build()
+)
+_VALUES = st.tuples(
+    st.integers(-(2**7), 2**7 - 1),
+    st.integers(-(2**15), 2**15 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.text(),
+    st.binary(),
+    st.decimals(
+        places=3, allow_nan=False, allow_infinity=False, min_value=-(10**12), max_value=10**12
+    ),
+    st.datetimes(
+        min_value=datetime.datetime(1, 1, 2), max_value=datetime.datetime(9999, 12, 30)
+    ).map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000, tzinfo=datetime.UTC)),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=4),
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=_VALUES)
+def test_hypothesis_round_trip(schema_registry: str, values: tuple[Any, ...]) -> None:
+    conv = _shared(schema_registry)
+    value = Struct.from_values(PRIMITIVES, list(values))
+    data = conv.from_connect_data("proto-hypothesis", PRIMITIVES, value)
+    assert plain(conv.to_connect_data("proto-hypothesis", data).value) == plain(value)
+
+
+_CONVERTERS: dict[str, ProtobufConverter] = {}
+
+
+def _shared(url: str) -> ProtobufConverter:
+    if url not in _CONVERTERS:
+        _CONVERTERS[url] = converter(url)
+    return _CONVERTERS[url]
