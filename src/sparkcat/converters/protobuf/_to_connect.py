@@ -2,13 +2,14 @@
 
 :mod:`.protobuf_data` builds the readers while it maps a descriptor to a Connect schema, so
 each reader knows both sides: which attribute to read, whether presence decides null, and what
-to convert. A struct of plain scalars reads all its fields with one ``attrgetter`` call.
+to convert. Struct readers are generated per schema (see :func:`struct_reader`).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import keyword
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -45,19 +46,39 @@ class FieldRead:
 
 
 def struct_reader(schema: Schema, fields: list[FieldRead | Read]) -> Convert:
-    """message -> Struct of ``schema`` (``fields``: one reader per Connect field)."""
-    plain = [f.name for f in fields if isinstance(f, FieldRead)]
-    if len(plain) == len(fields) and all(
+    """message -> Struct of ``schema`` (``fields``: one reader per Connect field).
+
+    One generated straight-line function per schema: attribute reads, presence checks and
+    conversions inline, then ``Struct.from_valid_values``. Only indices and fixed snippets are
+    spliced into the source; names and converters are passed as globals. A struct of plain
+    fields (no conversion, no presence) reads them all with one C-level ``attrgetter``."""
+    if len(fields) > 1 and all(
         isinstance(f, FieldRead) and f.convert is None and not f.presence for f in fields
     ):
-        if len(plain) > 1:
-            get_all = operator.attrgetter(*plain)
-            return lambda m: _new_struct(schema, list(get_all(m)))
-        if len(plain) == 1:
-            one = operator.attrgetter(plain[0])
-            return lambda m: _new_struct(schema, [one(m)])
-    readers = [f.reader() if isinstance(f, FieldRead) else f for f in fields]
-    return lambda m: _new_struct(schema, [read(m) for read in readers])
+        get_all = operator.attrgetter(*(f.name for f in fields if isinstance(f, FieldRead)))
+        return lambda m: _new_struct(schema, list(get_all(m)))
+    namespace: dict[str, Any] = {"new": _new_struct, "schema": schema}
+    items = []
+    for i, field in enumerate(fields):
+        if not isinstance(field, FieldRead):
+            namespace[f"r{i}"] = field
+            items.append(f"r{i}(m)")
+            continue
+        namespace[f"n{i}"] = field.name
+        get = f"m.{field.name}" if _attribute(field.name) else f"getattr(m, n{i})"
+        if field.convert is not None:
+            namespace[f"c{i}"] = field.convert
+            get = f"c{i}({get})"
+        if field.presence:
+            get = f"({get} if m.HasField(n{i}) else None)"
+        items.append(get)
+    source = f"def read(m):\n    return new(schema, [{', '.join(items)}])\n"
+    exec(compile(source, f"<sparkcat.protobuf {schema.name}>", "exec"), namespace)
+    return namespace["read"]  # type: ignore[no-any-return]
+
+
+def _attribute(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
 
 
 def union_reader(

@@ -1,14 +1,15 @@
 """Connect values -> the values a protobuf message constructor takes, one converter per schema.
 
-A struct becomes a dict of keyword arguments (nested structs nested dicts, maps dicts, arrays
-lists), so one ``MessageClass(**kwargs)`` call builds the whole message in upb's C code. A
-``None`` argument leaves a field unset, so a struct of primitives is a plain
-``dict(zip(names, values))``. The choices (wrappers, enums, entry lists) follow the schema
-mapping of :mod:`.protobuf_data` rule for rule.
+The root struct becomes one call of its message class with keyword arguments (nested structs
+nested dicts, maps dicts, arrays lists), so upb's C code builds the whole message; a ``None``
+argument leaves a field unset, so a struct of primitives passes its values as they are. The
+choices (wrappers, enums, entry lists) follow the schema mapping of :mod:`.protobuf_data`
+rule for rule.
 """
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -27,11 +28,11 @@ Convert = Callable[[Any], Any]
 _MAP_KEY_TYPES = (Type.INT32, Type.INT64, Type.BOOLEAN, Type.STRING)
 
 
-def to_protobuf(schema: Schema, options: DataOptions) -> Convert:
-    """Struct of ``schema`` -> the keyword arguments of its message class."""
-    convert = _convert(schema, options)
-    assert convert is not None
-    return convert
+def to_protobuf(
+    schema: Schema, options: DataOptions, message_class: Any, prefix: bytes
+) -> Callable[[Any], bytes]:
+    """Struct of STRUCT ``schema`` -> ``prefix`` + its message (of ``message_class``)'s bytes."""
+    return _struct(schema, options, message_class, prefix)
 
 
 def _logical(schema: Schema) -> Convert | None:
@@ -141,49 +142,63 @@ def _same(value: Any) -> Any:
     return value
 
 
-def _struct(schema: Schema, options: DataOptions) -> Convert:
+def _union(members: list[tuple[str, Convert | None]]) -> Convert:
+    """A union Struct -> ``{member: value}`` of its one set member (keyword arguments)."""
+
+    def convert(union: Any) -> dict[str, Any]:
+        if union is None:
+            return {}
+        for (member, conv), value in zip(members, union.values, strict=True):
+            if value is not None:
+                return {member: value if conv is None else conv(value)}
+        raise DataError("Cannot find non-null field")
+
+    return convert
+
+
+def _struct(
+    schema: Schema, options: DataOptions, target: Any = dict, prefix: bytes | None = None
+) -> Convert:
+    """Struct -> ``target(**fields)``: a dict for nested messages; at the root (``prefix``
+    given) the message class, serialized after ``prefix``. One generated straight-line
+    function per schema: only indices and fixed snippets are spliced into the source; names,
+    converters and defaults are passed as globals."""
+
     def name(text: str) -> str:
         return scrub_name(text) if options.scrub_invalid_names else text
 
-    plan: list[tuple[int, str, Convert | None, Any]] = []
-    unions: list[tuple[int, list[tuple[str, Convert | None]]]] = []
+    namespace: dict[str, Any] = {"target": target, "prefix": prefix}
+    keywords: list[str] = []
+    extras: list[str] = []
     for field in schema.fields:
+        i = field.index
         if is_union(field.schema):
             members = [(name(m.name), _convert(m.schema, options)) for m in field.schema.fields]
-            unions.append((field.index, members))
+            namespace[f"u{i}"] = _union(members)
+            extras.append(f"**u{i}(v{i})")
             continue
-        plan.append(
-            (
-                field.index,
-                name(field.name),
-                _convert(field.schema, options),
-                field.schema.default_value,
-            )
-        )
-    if not unions and all(conv is None and default is None for _, _, conv, default in plan):
-        names = [n for _, n, _, _ in plan]
-        return lambda struct: dict(zip(names, struct.values, strict=True))
-
-    def convert(struct: Any) -> dict[str, Any]:
-        values = struct.values
-        out: dict[str, Any] = {}
-        for index, field_name, conv, default in plan:
-            value = values[index]
-            if value is None:
-                value = default
-                if value is None:
-                    continue
-            out[field_name] = value if conv is None else conv(value)
-        for index, members in unions:
-            union = values[index]
-            if union is None:
-                continue
-            for (member, conv), value in zip(members, union.values, strict=True):
-                if value is not None:
-                    out[member] = value if conv is None else conv(value)
-                    break
-            else:
-                raise DataError("Cannot find non-null field")
-        return out
-
-    return convert
+        conv = _convert(field.schema, options)
+        default = field.schema.default_value
+        expression = f"v{i}"
+        if conv is not None:
+            namespace[f"c{i}"] = conv
+            expression = f"(None if v{i} is None else c{i}(v{i}))"
+        if default is not None:
+            namespace[f"d{i}"] = default if conv is None else conv(default)
+            expression = f"(d{i} if v{i} is None else {expression})"
+        proto_name = name(field.name)
+        if proto_name.isidentifier() and not keyword.iskeyword(proto_name):
+            keywords.append(f"{proto_name}={expression}")
+        else:
+            namespace[f"n{i}"] = proto_name
+            extras.append(f"**{{n{i}: {expression}}}")
+    arguments = ", ".join(keywords + extras)
+    result = f"target({arguments})"
+    if prefix is not None:
+        result = f"prefix + {result}.SerializeToString()"
+    # "v0, = ..." keeps one field valid; unpacking the values list is one bytecode
+    unpack = "".join(f"v{f.index}, " for f in schema.fields) or "_"
+    values = "struct.values" if schema.fields else "()"
+    source = f"def build(struct):\n    {unpack} = {values}\n    return {result}\n"
+    exec(compile(source, f"<sparkcat.protobuf {schema.name}>", "exec"), namespace)
+    return namespace["build"]  # type: ignore[no-any-return]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from cachetools import LRUCache
@@ -36,7 +36,6 @@ from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters._config import with_converter_type
 from sparkcat.converters.protobuf._builtins import new_pool
-from sparkcat.converters.protobuf._to_connect import Convert
 from sparkcat.converters.protobuf._to_protobuf import to_protobuf
 from sparkcat.converters.protobuf.config import CONFIG_DEF, ProtobufConverterConfig
 from sparkcat.converters.protobuf.protobuf_data import DataOptions, ProtobufData
@@ -50,16 +49,12 @@ _TO_CONNECT = "Failed to deserialize data for topic"
 FIRST_MESSAGE = b"\x00"
 
 
-class _Writer(NamedTuple):
-    prefix: bytes  # header + message indexes
-    message_class: Any
-    convert: Convert
+_Writer = Callable[[Any], bytes]  # Struct -> header + message indexes + payload
 
 
 class _Reader(NamedTuple):
     schema: Schema
-    message_class: Any
-    convert: Convert
+    decode: Callable[[bytes], SchemaAndValue]  # the whole message, header included
 
 
 def _zigzag(value: int) -> bytes:
@@ -216,12 +211,11 @@ class ProtobufConverter(Converter):
         try:
             if schema is not last_schema or topic != last_topic or writer is None:
                 writer = self._writer_for(topic, schema)
-            payload: bytes = writer.message_class(**writer.convert(value)).SerializeToString()
+            return writer(value)
         except DataError as e:
             raise DataError(f"{_TO_BYTES} {topic}: {e}") from e
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
             raise DataError(f"{_TO_BYTES} {topic}: {type(e).__name__}: {e}") from e
-        return writer.prefix + payload
 
     def _writer_for(self, topic: str, schema: Schema) -> _Writer:
         key = (topic, schema)
@@ -242,7 +236,7 @@ class ProtobufConverter(Converter):
             if name not in names:
                 name = message_at(file, [0])
         prefix = header(schema_id) + encode_indexes(indexes_of(file, name))
-        return _Writer(prefix, message_class(file, name), to_protobuf(schema, self._options))
+        return to_protobuf(schema, self._options, message_class(file, name), prefix)
 
     # -- bytes -> Connect ------------------------------------------------------------------
     def to_connect_data(
@@ -251,23 +245,22 @@ class ProtobufConverter(Converter):
         """Deserialize ``data``; :class:`DataError` naming ``topic`` for malformed input."""
         if data is None:
             return _NULL
+        last_topic, last_prefix, reader = self._last_read
         try:
-            schema_id_of(data)
-            if len(data) > HEADER_SIZE and data[HEADER_SIZE] == 0:
-                start = HEADER_SIZE + 1
-            else:
-                start = decode_indexes(data, HEADER_SIZE)[1]
-            key = data[:start]
-            last_topic, last_key, reader = self._last_read
-            if key != last_key or topic != last_topic or reader is None:
-                reader = self._reader_for(topic, key)
-            message = reader.message_class.FromString(data[start:])
-            value = reader.convert(message)
+            # Header and message indexes are prefix-free codes: a message starting with the
+            # previous message's prefix has the same schema and message.
+            if reader is None or not data.startswith(last_prefix) or topic != last_topic:
+                schema_id_of(data)
+                if len(data) > HEADER_SIZE and data[HEADER_SIZE] == 0:
+                    start = HEADER_SIZE + 1
+                else:
+                    start = decode_indexes(data, HEADER_SIZE)[1]
+                reader = self._reader_for(topic, data[:start])
+            return reader.decode(data)
         except DataError as e:
             raise DataError(f"{_TO_CONNECT} {topic} to Protobuf: {e}") from e
         except (DecodeError, ValueError, TypeError, KeyError, IndexError) as e:
             raise DataError(f"{_TO_CONNECT} {topic} to Protobuf: {type(e).__name__}: {e}") from e
-        return _new_sv(SchemaAndValue, (reader.schema, value))
 
     def _reader_for(self, topic: str, key: bytes) -> _Reader:
         cache_key = (topic, int.from_bytes(key[1:HEADER_SIZE], "big"), key[HEADER_SIZE:])
@@ -283,7 +276,12 @@ class ProtobufConverter(Converter):
         text = self._serde.schema_by_id(schema_id)
         file = parse_schema_text(text)
         name = message_at(file, indexes)
-        message_cls = message_class(file, name)
+        parse = message_class(file, name).FromString
         version = self._serde.version_of(topic, name, schema_id, text)
         schema, convert = self._data.to_connect_schema([file], name, version)
-        return _Reader(schema, message_cls, convert)
+        start = len(key)
+
+        def decode(data: bytes) -> SchemaAndValue:
+            return _new_sv(SchemaAndValue, (schema, convert(parse(data[start:]))))
+
+        return _Reader(schema, decode)
