@@ -15,7 +15,7 @@ from typing import Any
 
 from sparkcat.api.data import Date, Decimal, Schema, Time, Timestamp, Type
 from sparkcat.api.errors import DataError
-from sparkcat.converters.protobuf.protobuf_data import (
+from sparkcat.converters.protobuf._common import (
     ENUM,
     DataOptions,
     enum_numbers,

@@ -393,3 +393,47 @@ def _shared(url: str) -> ProtobufConverter:
     if url not in _CONVERTERS:
         _CONVERTERS[url] = converter(url)
     return _CONVERTERS[url]
+
+
+def test_names_defaults_and_null_elements(schema_registry: str, topic: str) -> None:
+    schema = (
+        SchemaBuilder.struct()
+        .name("Odd")
+        .field("class", Schema.STRING_SCHEMA)
+        .field("bad-name", Schema.INT32_SCHEMA)
+        .field("level", SchemaBuilder.int16().default_value(3).build())
+        .field("tags", SchemaBuilder.array(Schema.OPTIONAL_STRING_SCHEMA).build())
+        .build()
+    )
+    conv = converter(schema_registry, **{"scrub.invalid.names": "true"})
+    value = Struct(schema).put("class", "c").put("bad-name", 5).put("tags", ["x"])
+    data = conv.from_connect_data(topic, schema, value)
+    result = conv.to_connect_data(topic, data).value
+    # Python keywords are fine as field names; invalid names are scrubbed; defaults applied
+    assert plain(result) == {"class": "c", "bad_name": 5, "level": 3, "tags": ["x"]}
+    with pytest.raises(DataError, match=f"^Failed to serialize Protobuf data from topic {topic}"):
+        conv.from_connect_data(topic, schema, value.put("tags", ["x", None]))
+    empty = SchemaBuilder.struct().name("Empty").build()
+    data = conv.from_connect_data(topic, empty, Struct(empty))
+    assert data is not None and data[5:] == b"\x00"
+    assert conv.to_connect_data(topic, data).value.values == []
+
+
+def test_use_latest_version(schema_registry: str, topic: str) -> None:
+    v1 = SchemaBuilder.struct().name("acme.Item").field("a", Schema.INT32_SCHEMA).build()
+    v2 = (
+        SchemaBuilder.struct()
+        .name("acme.Item")
+        .field("a", Schema.INT32_SCHEMA)
+        .field("b", Schema.OPTIONAL_STRING_SCHEMA)
+        .build()
+    )
+    converter(schema_registry).from_connect_data(topic, v2, Struct(v2).put("a", 1).put("b", "x"))
+    latest_id = latest(schema_registry, f"{topic}-value")["id"]
+    conv = converter(
+        schema_registry,
+        **{"use.latest.version": "true", "auto.register.schemas": "false"},
+    )
+    data = conv.from_connect_data(topic, v1, Struct(v1).put("a", 2))
+    assert data is not None and int.from_bytes(data[1:5], "big") == latest_id
+    assert plain(conv.to_connect_data(topic, data).value) == {"a": 2, "b": ""}
