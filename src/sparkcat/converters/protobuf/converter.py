@@ -228,6 +228,7 @@ class ProtobufConverter(Converter):
 
     def _new_writer(self, topic: str, schema: Schema) -> _Writer:
         file, name = self._data.from_connect_schema(schema)
+        cls = message_class(file, name)  # checks the schema before it is registered
         text = schema_text(file)
         schema_id, writer_text = self._serde.writer_schema(topic, name, text)
         if writer_text != text:  # use.latest.version: the subject's latest schema
@@ -235,8 +236,9 @@ class ProtobufConverter(Converter):
             names = {message_at(file, [i]) for i in range(len(file.message_type))}
             if name not in names:
                 name = message_at(file, [0])
+            cls = message_class(file, name)
         prefix = header(schema_id) + encode_indexes(indexes_of(file, name))
-        return to_protobuf(schema, self._options, message_class(file, name), prefix)
+        return to_protobuf(schema, self._options, cls, prefix)
 
     # -- bytes -> Connect ------------------------------------------------------------------
     def to_connect_data(

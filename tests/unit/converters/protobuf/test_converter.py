@@ -468,3 +468,21 @@ def test_use_latest_version(schema_registry: str, topic: str) -> None:
     data = conv.from_connect_data(topic, v1, Struct(v1).put("a", 2))
     assert data is not None and int.from_bytes(data[1:5], "big") == latest_id
     assert plain(conv.to_connect_data(topic, data).value) == {"a": 2, "b": ""}
+
+
+def test_an_invalid_schema_is_refused_before_it_is_registered(
+    schema_registry: str, topic: str
+) -> None:
+    # proto3 enums must start at 0
+    bad_enum = (
+        SchemaBuilder.string()
+        .parameter("io.confluent.connect.protobuf.Enum", "Level")
+        .parameter("io.confluent.connect.protobuf.Enum.HIGH", "1")
+        .build()
+    )
+    schema = SchemaBuilder.struct().name("Levels").field("level", bad_enum).build()
+    with pytest.raises(DataError, match=r"Invalid Protobuf schema Levels\.proto"):
+        converter(schema_registry).from_connect_data(
+            topic, schema, Struct(schema).put("level", "HIGH")
+        )
+    assert httpx.get(f"{schema_registry}/subjects/{topic}-value/versions").status_code == 404
