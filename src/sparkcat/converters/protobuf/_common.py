@@ -19,6 +19,7 @@ ENUM_PREFIX = ENUM + "."
 UNION = NAMESPACE + ".Union"
 UNION_PREFIX = UNION + "."
 TAG = NAMESPACE + ".Tag"
+TYPE = NAMESPACE + ".Type"  # the protobuf type of an INT32/INT64 that is not int32/int64
 CONNECT_PRECISION_PROP = "connect.decimal.precision"
 CONNECT_TYPE_PROP = "connect.type"
 
@@ -53,7 +54,8 @@ LOGICAL = {
 }
 # Types a protobuf map key may have
 MAP_KEYS = {F.TYPE_INT32, F.TYPE_INT64, F.TYPE_BOOL, F.TYPE_STRING}
-_NAME_START = re.compile(r"^[A-Za-z]")
+_NAME_VALID = re.compile(r"[A-Za-z0-9_]+")
+_NAME_BAD_START = re.compile(r"[0-9_]")
 _NAME_INVALID = re.compile(r"[^A-Za-z0-9_]")
 
 
@@ -72,10 +74,13 @@ class DataOptions:
 
 
 def scrub_name(name: str) -> str:
-    """Confluent's ``doScrubName``: URL-encode, prefix ``x`` unless a letter leads, then
-    anything but ``[A-Za-z0-9_]`` becomes ``_``."""
-    encoded = urllib.parse.quote_plus(name, safe="*")
-    if not _NAME_START.match(encoded):
+    """Confluent's ``doScrubName``: a valid name stays; else URL-encode it (as Java's
+    ``URLEncoder``), prefix ``x`` if a digit or ``_`` leads, and turn anything but
+    ``[A-Za-z0-9_]`` into ``_``."""
+    if not name or (_NAME_VALID.fullmatch(name) and not _NAME_BAD_START.match(name)):
+        return name
+    encoded = urllib.parse.quote_plus(name, safe="*").replace("~", "%7E")
+    if _NAME_BAD_START.match(encoded):
         encoded = "x" + encoded
     return _NAME_INVALID.sub("_", encoded)
 
@@ -94,6 +99,28 @@ def to_map_field(entry: str) -> str:
     """Confluent's map schema name of an entry message (``TagCountsEntry`` -> ``tag_counts``)."""
     base = entry[: -len("Entry")] if entry.endswith("Entry") else entry
     return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+
+
+# Integer types kept in the Type parameter, and the wrapper of each when nullable
+INT_TYPES = {
+    "sint32": (F.TYPE_SINT32, "Int32Value"),
+    "sfixed32": (F.TYPE_SFIXED32, "Int32Value"),
+    "uint32": (F.TYPE_UINT32, "UInt32Value"),
+    "fixed32": (F.TYPE_FIXED32, "UInt32Value"),
+    "uint64": (F.TYPE_UINT64, "UInt64Value"),
+    "fixed64": (F.TYPE_FIXED64, "UInt64Value"),
+    "sint64": (F.TYPE_SINT64, "Int64Value"),
+    "sfixed64": (F.TYPE_SFIXED64, "Int64Value"),
+}
+INT_TYPE_NAMES = {kind: name for name, (kind, _) in INT_TYPES.items()}
+
+
+def int_type(schema: Schema) -> str | None:
+    """The protobuf integer type an INT32/INT64 schema asks for (its Type parameter)."""
+    if schema.type not in (Type.INT32, Type.INT64):
+        return None
+    name = (schema.parameters or {}).get(TYPE)
+    return name if name in INT_TYPES else None
 
 
 def is_union(schema: Schema) -> bool:

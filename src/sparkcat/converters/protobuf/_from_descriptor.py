@@ -17,8 +17,10 @@ from sparkcat.converters.protobuf._common import (
     CONNECT_TYPE_PROP,
     ENUM,
     ENUM_PREFIX,
+    INT_TYPE_NAMES,
     LOGICAL,
     TAG,
+    TYPE,
     UNION_PREFIX,
     DataOptions,
     to_map_field,
@@ -198,11 +200,11 @@ class ToConnect:
                 return SchemaBuilder.int8(), _ready(rd.signed(8))
             if connect_type == "int16":
                 return SchemaBuilder.int16(), _ready(rd.signed(16))
-            return SchemaBuilder.int32(), _ready(None)
+            return self.typed(SchemaBuilder.int32(), kind), _ready(None)
         if kind in _INT64_TYPES:
-            return SchemaBuilder.int64(), _ready(None)
+            return self.typed(SchemaBuilder.int64(), kind), _ready(None)
         if kind in (_F.TYPE_UINT64, _F.TYPE_FIXED64):
-            return SchemaBuilder.int64(), _ready(rd.signed(64))
+            return self.typed(SchemaBuilder.int64(), kind), _ready(rd.signed(64))
         if kind in _PRIMITIVES:
             return _PRIMITIVES[kind](), _ready(None)
         if kind == _F.TYPE_ENUM:
@@ -210,6 +212,13 @@ class ToConnect:
         if kind != _F.TYPE_MESSAGE:
             raise DataError(f"Unsupported Protobuf field type {kind} of field {field.name}")
         return self.message_type(field.type_name, params)
+
+    @staticmethod
+    def typed(builder: SchemaBuilder, kind: int) -> SchemaBuilder:
+        """Keep a non-default integer type (``uint32``...) in the Type parameter, so that
+        writing the schema back gives the same protobuf type."""
+        name = INT_TYPE_NAMES.get(kind)
+        return builder if name is None else builder.parameter(TYPE, name)
 
     def enum(self, type_name: str) -> tuple[SchemaBuilder, Deferred]:
         enum = self.enums.get(type_name)

@@ -19,20 +19,43 @@ from sparkcat.converters.protobuf._common import (
     ENUM,
     DataOptions,
     enum_numbers,
+    int_type,
     is_union,
     scrub_name,
     wraps,
 )
 
 Convert = Callable[[Any], Any]
+_RAW: dict[str, Callable[[Schema, Any], Any]] = {
+    Decimal.LOGICAL_NAME: Decimal.from_logical,
+    Date.LOGICAL_NAME: Date.from_logical,
+    Time.LOGICAL_NAME: Time.from_logical,
+    Timestamp.LOGICAL_NAME: Timestamp.from_logical,
+}
+_UINT64 = (1 << 64) - 1
 _MAP_KEY_TYPES = (Type.INT32, Type.INT64, Type.BOOLEAN, Type.STRING)
 
 
 def to_protobuf(
     schema: Schema, options: DataOptions, message_class: Any, prefix: bytes
 ) -> Callable[[Any], bytes]:
-    """Struct of STRUCT ``schema`` -> ``prefix`` + its message (of ``message_class``)'s bytes."""
-    return _struct(schema, options, message_class, prefix)
+    """A value of ``schema`` -> ``prefix`` + its message (of ``message_class``)'s bytes: a
+    Struct, or a primitive in its wrapper message (logical values as their raw values)."""
+    if schema.type is Type.STRUCT:
+        return _struct(schema, options, message_class, prefix)
+    convert = _raw(schema) or _convert(schema, DataOptions())
+
+    if convert is None:
+        return lambda value: prefix + message_class(value=value).SerializeToString()
+    return lambda value: prefix + message_class(value=convert(value)).SerializeToString()
+
+
+def _raw(schema: Schema) -> Convert | None:
+    """A logical value -> its raw Connect value (a logical root travels as its raw type)."""
+    logical = _RAW.get(schema.name) if schema.name else None
+    if logical is None:
+        return None
+    return lambda value: logical(schema, value)
 
 
 def _logical(schema: Schema) -> Convert | None:
@@ -83,6 +106,10 @@ def _convert(schema: Schema, options: DataOptions) -> Convert | None:
             return None
         numbers = enum_numbers(schema)
         return lambda value: _enum(numbers, value)
+    if int_type(schema) in ("uint64", "fixed64"):  # read as Java's signed long
+        if wraps(options, schema):
+            return lambda value: {"value": value & _UINT64}
+        return lambda value: value & _UINT64
     if wraps(options, schema):
         inner = _bytes if kind is Type.BYTES else None
         if inner is None:

@@ -28,6 +28,7 @@ from sparkcat.converters.protobuf._common import (
     CONNECT_TYPE_PROP,
     DEFAULT_SCHEMA_NAME,
     ENUM,
+    INT_TYPES,
     LOGICAL,
     MAP_KEYS,
     SCALARS,
@@ -36,6 +37,7 @@ from sparkcat.converters.protobuf._common import (
     WRAPPERS,
     DataOptions,
     enum_numbers,
+    int_type,
     is_union,
     scrub_name,
     split_name,
@@ -86,11 +88,20 @@ class _FromConnect:
             self.dependencies.append(location)
 
     def file(self, schema: Schema) -> tuple[descriptor_pb2.FileDescriptorProto, str]:
+        if schema.type in WRAPPERS:
+            # a primitive root is its google.protobuf wrapper, in the wrappers file itself
+            wrapper = WRAPPERS[schema.type]
+            special = int_type(schema)
+            if special:
+                wrapper = INT_TYPES[special][1]
+            return builtins.BUILTIN_FILES[builtins.WRAPPER_LOCATION], f"google.protobuf.{wrapper}"
         if schema.type is not Type.STRUCT:
             raise DataError(f"Unsupported root schema of type {schema.type}")
         full = self.name_or_default(schema.name)
         namespace, short = split_name(full)
         short = self.name(short)
+        if namespace and self.options.scrub_invalid_names:
+            namespace = ".".join(scrub_name(part) for part in namespace.split("."))
         file = descriptor_pb2.FileDescriptorProto(syntax="proto3")
         if namespace:
             file.package = namespace
@@ -186,9 +197,13 @@ class _FromConnect:
             params[CONNECT_TYPE_PROP] = "int8" if kind is Type.INT8 else "int16"
         if ENUM in (schema.parameters or {}) and kind in (Type.STRING, Type.INT32):
             return _F.TYPE_ENUM, self.enum(message, scope, schema)
+        special = int_type(schema)
         if wraps(self.options, schema):
             self.depend(builtins.WRAPPER_LOCATION)
-            return _F.TYPE_MESSAGE, f".google.protobuf.{WRAPPERS[kind]}"
+            wrapper = INT_TYPES[special][1] if special else WRAPPERS[kind]
+            return _F.TYPE_MESSAGE, f".google.protobuf.{wrapper}"
+        if special:
+            return INT_TYPES[special][0], ""
         if kind in SCALARS:
             return SCALARS[kind], ""
         if kind is Type.MAP:

@@ -302,6 +302,22 @@ def test_raw_primitive_wrapper_at_the_root(schema_registry: str, topic: str) -> 
     assert plain(as_struct.to_connect_data(topic, data).value) == {"value": "raw"}
 
 
+def test_primitive_roots_travel_in_wrappers(schema_registry: str, topic: str) -> None:
+    conv = converter(schema_registry)
+    data = conv.from_connect_data(topic, Schema.STRING_SCHEMA, "plain")
+    wrappers = descriptor_pb2.FileDescriptorProto.FromString(wrappers_pb2.DESCRIPTOR.serialized_pb)
+    index = [m.name for m in wrappers.message_type].index("StringValue")
+    assert data is not None and data[5:] == encode_indexes([index]) + b"\x0a\x05plain"
+    result = conv.to_connect_data(topic, data)
+    assert (result.schema.type, result.value) == (Type.STRING, "plain")
+    day = conv.from_connect_data(f"{topic}-day", Date.SCHEMA, datetime.date(1970, 1, 3))
+    assert conv.to_connect_data(f"{topic}-day", day).value == 2  # Date travels as its days
+    typed = SchemaBuilder.int64().parameter("io.confluent.connect.protobuf.Type", "uint64")
+    big = conv.from_connect_data(f"{topic}-big", typed.build(), -1)
+    assert big is not None and big.endswith(b"\xff\xff\x01")  # 2**64 - 1 as a varint
+    assert conv.to_connect_data(f"{topic}-big", big).value == -1
+
+
 def test_enums_as_ints(schema_registry: str, topic: str) -> None:
     conv = converter(schema_registry, **{"int.for.enums": "true"})
     schema = SchemaBuilder.struct().name("E").field("color", COLOR).build()
@@ -346,7 +362,7 @@ def test_confluents_errors(schema_registry: str, topic: str) -> None:
         DataError,
         match=f"^Failed to serialize Protobuf data from topic {topic}: Unsupported root schema",
     ):
-        conv.from_connect_data(topic, Schema.STRING_SCHEMA, "x")
+        conv.from_connect_data(topic, SchemaBuilder.array(Schema.STRING_SCHEMA).build(), ["x"])
     bad = SchemaBuilder.struct().name("Bad").field("color", COLOR).build()
     with pytest.raises(DataError, match="Unknown enum symbol 'GREEN'"):
         conv.from_connect_data(topic, bad, Struct(bad).put("color", "GREEN"))

@@ -168,8 +168,8 @@ def test_names_tags_and_defaults() -> None:
 
 
 def test_refusals() -> None:
-    with pytest.raises(DataError, match="Unsupported root schema of type INT32"):
-        ProtobufData().from_connect_schema(Schema.INT32_SCHEMA)
+    with pytest.raises(DataError, match="Unsupported root schema of type ARRAY"):
+        ProtobufData().from_connect_schema(SchemaBuilder.array(Schema.INT32_SCHEMA).build())
     nested = SchemaBuilder.array(SchemaBuilder.array(Schema.INT32_SCHEMA).build()).build()
     with pytest.raises(DataError, match="Array cannot be nested"):
         ProtobufData().from_connect_schema(SchemaBuilder.struct().field("a", nested).build())
@@ -179,6 +179,9 @@ def test_scrub_names_and_map_names() -> None:
     assert scrub_name("1st-name") == "x1st_name"
     assert scrub_name("a.b c") == "a_b_c"
     assert scrub_name("ok_name") == "ok_name"
+    assert scrub_name("-abc") == "_abc"  # Java's URLEncoder keeps "-"; only digit/_ get "x"
+    assert scrub_name("_hidden") == "x_hidden"
+    assert scrub_name("a~b") == "a_7Eb"
     assert to_map_entry("tag_counts") == "TagCountsEntry"
     assert to_map_field("TagCountsEntry") == "tag_counts"
 
@@ -257,6 +260,28 @@ def test_descriptor_options_change_the_mapping() -> None:
     # with wrappers for nullables, plain scalars are required and presence fields optional
     assert not schema.field("count").schema.optional
     assert schema.field("maybe").schema.optional
+
+
+def test_primitive_roots_are_wrapper_messages() -> None:
+    file, name = ProtobufData().from_connect_schema(Schema.OPTIONAL_STRING_SCHEMA)
+    assert (file.name, name) == ("google/protobuf/wrappers.proto", "google.protobuf.StringValue")
+    typed = SchemaBuilder.int64().parameter("io.confluent.connect.protobuf.Type", "uint64").build()
+    assert ProtobufData().from_connect_schema(typed)[1] == "google.protobuf.UInt64Value"
+    assert ProtobufData().from_connect_schema(Date.SCHEMA)[1] == "google.protobuf.Int32Value"
+
+
+def test_integer_types_survive_the_round_trip() -> None:
+    data = ProtobufData()
+    schema, _ = data.to_connect_schema([_foreign()], "shop.Event")
+    assert schema.field("count").schema.parameters is not None
+    assert schema.field("count").schema.parameters["io.confluent.connect.protobuf.Type"] == "uint32"
+    file, _ = data.from_connect_schema(schema)
+    types = {f.name: f.type for f in file.message_type[0].field}
+    assert (types["count"], types["big"], types["maybe"]) == (
+        F.TYPE_UINT32,
+        F.TYPE_UINT64,
+        F.TYPE_INT32,
+    )
 
 
 def test_recursive_messages_are_refused() -> None:
