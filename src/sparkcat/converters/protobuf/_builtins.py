@@ -15,9 +15,14 @@ so nothing is added to protobuf's default descriptor pool, where another library
 from __future__ import annotations
 
 from google.protobuf import (
+    any_pb2,
     descriptor_pb2,
     descriptor_pool,
+    duration_pb2,
+    empty_pb2,
+    field_mask_pb2,
     message_factory,
+    struct_pb2,
     timestamp_pb2,
     wrappers_pb2,
 )
@@ -113,6 +118,12 @@ BUILTIN_FILES: dict[str, descriptor_pb2.FileDescriptorProto] = {
     TIME_LOCATION: _copied(timeofday_pb2.DESCRIPTOR),
     META_LOCATION: _meta_file(),
     DECIMAL_LOCATION: _decimal_file(),
+    # other well-known files a foreign schema may import
+    "google/protobuf/any.proto": _copied(any_pb2.DESCRIPTOR),
+    "google/protobuf/duration.proto": _copied(duration_pb2.DESCRIPTOR),
+    "google/protobuf/empty.proto": _copied(empty_pb2.DESCRIPTOR),
+    "google/protobuf/field_mask.proto": _copied(field_mask_pb2.DESCRIPTOR),
+    "google/protobuf/struct.proto": _copied(struct_pb2.DESCRIPTOR),
 }
 _SERIALIZED = {name: file.SerializeToString() for name, file in BUILTIN_FILES.items()}
 

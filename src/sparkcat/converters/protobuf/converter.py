@@ -11,7 +11,8 @@ the converter reads schemas back with ``format=serialized``. Every struct of a r
 a message of that one file (nested), and the files it imports (``confluent/meta.proto``,
 ``google/type/date.proto``, ``google/protobuf/timestamp.proto``...) are all files every
 Confluent client ships, so no schema references are registered (Confluent's
-``skip.known.types``). A schema read from the registry that imports other files is refused.
+``skip.known.types``). Reading resolves a schema's references to other files through the
+registry (their subjects and versions), except for those well-known files.
 
 Messages are built by upb's dynamic message classes (``message_factory``), one class per
 schema, from keyword arguments (:mod:`._to_protobuf`); decoding parses with the same classes
@@ -35,7 +36,7 @@ from sparkcat.api.data import Schema, SchemaAndValue
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters._config import with_converter_type
-from sparkcat.converters.protobuf._builtins import new_pool
+from sparkcat.converters.protobuf._builtins import is_builtin, new_pool
 from sparkcat.converters.protobuf._to_protobuf import to_protobuf
 from sparkcat.converters.protobuf.config import CONFIG_DEF, ProtobufConverterConfig
 from sparkcat.converters.protobuf.protobuf_data import DataOptions, ProtobufData
@@ -149,8 +150,14 @@ def parse_schema_text(text: str) -> descriptor_pb2.FileDescriptorProto:
     return file
 
 
-def message_class(file: descriptor_pb2.FileDescriptorProto, name: str) -> Any:
-    pool = new_pool([file])
+def message_class(
+    file: descriptor_pb2.FileDescriptorProto,
+    name: str,
+    dependencies: list[descriptor_pb2.FileDescriptorProto] | None = None,
+) -> Any:
+    """The upb message class of message ``name`` of ``file`` (in a pool of its own, with the
+    builtin files and ``dependencies``)."""
+    pool = new_pool([*(dependencies or []), file])
     try:
         descriptor = pool.FindMessageTypeByName(name)
     except KeyError as e:
@@ -277,10 +284,16 @@ class ProtobufConverter(Converter):
         indexes, _ = decode_indexes(key, HEADER_SIZE)
         text = self._serde.schema_by_id(schema_id)
         file = parse_schema_text(text)
+        dependencies = []
+        for location, dependency_text in self._serde.references_of(schema_id, is_builtin):
+            dependency = parse_schema_text(dependency_text)
+            dependency.name = location  # what the importing file names it
+            dependencies.append(dependency)
         name = message_at(file, indexes)
-        parse = message_class(file, name).FromString
-        version = self._serde.version_of(topic, name, schema_id, text)
-        schema, convert = self._data.to_connect_schema([file], name, version)
+        parse = message_class(file, name, dependencies).FromString
+        references = self._serde.references(schema_id) if dependencies else None
+        version = self._serde.version_of(topic, name, schema_id, text, references)
+        schema, convert = self._data.to_connect_schema([*dependencies, file], name, version)
         start = len(key)
 
         def decode(data: bytes) -> SchemaAndValue:

@@ -153,13 +153,57 @@ class RegistrySerde:
                 raise RetriableError(f"Schema Registry unreachable: {e}") from e
             raise
 
-    def version_of(self, topic: str, record_name: str | None, schema_id: int, text: str) -> int:
-        """The version of schema ``text`` (id ``schema_id``) under the reading subject."""
-        subject = self.subject(topic, record_name)
+    def references(self, schema_id: int) -> list[Any]:
+        """The registry's references (name, subject, version) of schema ``schema_id``."""
+        return list(self.client.get_schema(schema_id, fmt=self.fmt).references or [])
+
+    def references_of(
+        self, schema_id: int, skip: Callable[[str], bool] = lambda name: False
+    ) -> list[tuple[str, str]]:
+        """``(name, text)`` of the schemas schema ``schema_id`` references, transitively,
+        dependencies first; references whose name ``skip`` accepts are not fetched."""
+        found: list[tuple[str, str]] = []
         try:
-            registered = self.client.lookup_schema(
-                subject, RegistrySchema(text, self.schema_type), fmt=self.fmt
+            self._collect(self.references(schema_id), skip, found, set())
+        except SchemaRegistryError as e:
+            raise DataError(
+                f"Error retrieving {self.display} schema references for id {schema_id}: "
+                f"{describe(e)}"
+            ) from e
+        return found
+
+    def _collect(
+        self,
+        references: list[Any],
+        skip: Callable[[str], bool],
+        found: list[tuple[str, str]],
+        seen: set[str],
+    ) -> None:
+        for reference in references:
+            name = str(reference.name)
+            if name in seen or skip(name):
+                continue
+            seen.add(name)
+            registered = self.client.get_version(
+                str(reference.subject), int(reference.version), fmt=self.fmt
             )
+            self._collect(list(registered.schema.references or []), skip, found, seen)
+            found.append((name, str(registered.schema.schema_str)))
+
+    def version_of(
+        self,
+        topic: str,
+        record_name: str | None,
+        schema_id: int,
+        text: str,
+        references: list[Any] | None = None,
+    ) -> int:
+        """The version of schema ``text`` (id ``schema_id``, with ``references``) under the
+        reading subject."""
+        subject = self.subject(topic, record_name)
+        schema = RegistrySchema(text, self.schema_type, references=references or [])
+        try:
+            registered = self.client.lookup_schema(subject, schema, fmt=self.fmt)
             return _int(registered.version)
         except SchemaRegistryError as e:
             raise DataError(

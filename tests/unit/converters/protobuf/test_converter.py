@@ -10,6 +10,7 @@ import decimal
 import uuid
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -51,11 +52,17 @@ def converter(url: str, is_key: bool = False, **configs: Any) -> ProtobufConvert
     return result
 
 
-def register(url: str, subject: str, file: descriptor_pb2.FileDescriptorProto) -> int:
+def register(
+    url: str,
+    subject: str,
+    file: descriptor_pb2.FileDescriptorProto,
+    references: list[dict[str, Any]] | None = None,
+) -> int:
     text = base64.b64encode(file.SerializeToString()).decode()
-    response = httpx.post(
-        f"{url}/subjects/{subject}/versions", json={"schema": text, "schemaType": "PROTOBUF"}
-    )
+    body: dict[str, Any] = {"schema": text, "schemaType": "PROTOBUF"}
+    if references:
+        body["references"] = references
+    response = httpx.post(f"{url}/subjects/{quote(subject, safe='')}/versions", json=body)
     response.raise_for_status()
     return int(response.json()["id"])
 
@@ -288,6 +295,36 @@ def test_message_indexes_pick_the_message(schema_registry: str, topic: str) -> N
     assert plain(result.value) == {"b": "hi", "n": -1}  # uint64 as Java's long
     assert decode_indexes(b"\x00", 0) == ([0], 1)
     assert decode_indexes(encode_indexes([3, 1, 2]), 0) == ([3, 1, 2], 4)
+
+
+def test_references_to_other_files_are_resolved(schema_registry: str, topic: str) -> None:
+    common = descriptor_pb2.FileDescriptorProto(
+        name="acme/common.proto", package="acme.common", syntax="proto3"
+    )
+    money = common.message_type.add(name="Money")
+    money.field.add(name="currency", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    money.field.add(name="cents", number=2, type=F.TYPE_INT64, label=F.LABEL_OPTIONAL)
+    common_subject = f"{topic}-acme/common.proto"
+    register(schema_registry, common_subject, common)
+    main = descriptor_pb2.FileDescriptorProto(name="acme/order.proto", package="acme")
+    main.syntax = "proto3"
+    main.dependency.extend(["acme/common.proto", "google/protobuf/timestamp.proto"])
+    order = main.message_type.add(name="Order")
+    order.field.add(name="total", number=1, type=F.TYPE_MESSAGE, type_name=".acme.common.Money")
+    order.field.add(
+        name="at", number=2, type=F.TYPE_MESSAGE, type_name=".google.protobuf.Timestamp"
+    )
+    # the well-known import needs no reference; the user file does
+    reference = {"name": "acme/common.proto", "subject": common_subject, "version": 1}
+    schema_id = register(schema_registry, f"{topic}-value", main, [reference])
+    order_class = message_class(main, "acme.Order", [common])
+    payload = order_class(total={"currency": "EUR", "cents": 5}, at={"seconds": 1})
+    data = b"\x00" + schema_id.to_bytes(4, "big") + b"\x00" + payload.SerializeToString()
+    result = converter(schema_registry).to_connect_data(topic, data)
+    assert plain(result.value) == {
+        "total": {"currency": "EUR", "cents": 5},
+        "at": datetime.datetime(1970, 1, 1, 0, 0, 1, tzinfo=datetime.UTC),
+    }
 
 
 def test_raw_primitive_wrapper_at_the_root(schema_registry: str, topic: str) -> None:
