@@ -9,7 +9,8 @@ same message class (upb's dynamic message built from the descriptor the converte
 ``Record(**fields).SerializeToString()`` of the equivalent dict, and ``Record.FromString`` of
 the payload with its five fields read into a dict: what a hand-written protobuf loop does,
 without the Connect Struct, the header or the registry. Both are timed in alternating chunks of
-1,000 records so that a shared machine's load hits both alike. Results are printed and
+1,000 records so that a shared machine's load hits both alike; the batch methods get the
+same 1,000 records as one column. Results are printed and
 appended to ``bench/RESULTS.md`` (``## ProtobufConverter``).
 """
 
@@ -112,6 +113,17 @@ def run(n: int, url: str) -> list[tuple[str, float, float]]:
         for m in messages:
             decode("t", m)
 
+    encode_batch = converter.from_connect_data_batch
+    decode_batch = converter.to_connect_data_batch
+    assert encode_batch("t", SCHEMA, structs) == messages
+    assert [v.values for v in decode_batch("t", messages).values] == expected
+
+    def case_encode_batch() -> None:
+        encode_batch("t", SCHEMA, structs)
+
+    def case_decode_batch() -> None:
+        decode_batch("t", messages)
+
     def base_decode() -> None:
         for b in bodies:
             m = parse(b)
@@ -121,6 +133,8 @@ def run(n: int, url: str) -> list[tuple[str, float, float]]:
     for name, case, base in (
         ("from_connect_data (Struct -> Confluent Protobuf bytes)", case_encode, base_encode),
         ("to_connect_data (Confluent Protobuf bytes -> Struct)", case_decode, base_decode),
+        ("from_connect_data_batch (columns of 1,000)", case_encode_batch, base_encode),
+        ("to_connect_data_batch (columns of 1,000)", case_decode_batch, base_decode),
     ):
         rate, base_rate = _rates(n, case, base)
         results.append((name, rate, base_rate))

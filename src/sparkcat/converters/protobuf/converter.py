@@ -24,15 +24,16 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from cachetools import LRUCache
 from google.protobuf import descriptor_pb2, message_factory
 from google.protobuf.message import DecodeError
 
+from sparkcat.api.batch import ConnectDataBatch
 from sparkcat.api.config import ConfigDef
 from sparkcat.api.converter import Converter
-from sparkcat.api.data import Schema, SchemaAndValue
+from sparkcat.api.data import Schema, SchemaAndValue, Type
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters._config import with_converter_type
@@ -56,6 +57,9 @@ _Writer = Callable[[Any], bytes]  # Struct -> header + message indexes + payload
 class _Reader(NamedTuple):
     schema: Schema
     decode: Callable[[bytes], SchemaAndValue]  # the whole message, header included
+    parse: Callable[[bytes], Any]  # payload -> message
+    convert: Callable[[Any], Any]  # message -> Connect value
+    start: int  # where the payload starts (header and message indexes before it)
 
 
 def _zigzag(value: int) -> bytes:
@@ -259,17 +263,20 @@ class ProtobufConverter(Converter):
             # Header and message indexes are prefix-free codes: a message starting with the
             # previous message's prefix has the same schema and message.
             if reader is None or not data.startswith(last_prefix) or topic != last_topic:
-                schema_id_of(data)
-                if len(data) > HEADER_SIZE and data[HEADER_SIZE] == 0:
-                    start = HEADER_SIZE + 1
-                else:
-                    start = decode_indexes(data, HEADER_SIZE)[1]
-                reader = self._reader_for(topic, data[:start])
+                reader = self._reader_of(topic, data)
             return reader.decode(data)
         except DataError as e:
             raise DataError(f"{_TO_CONNECT} {topic} to Protobuf: {e}") from e
         except (DecodeError, ValueError, TypeError, KeyError, IndexError) as e:
             raise DataError(f"{_TO_CONNECT} {topic} to Protobuf: {type(e).__name__}: {e}") from e
+
+    def _reader_of(self, topic: str, data: bytes) -> _Reader:
+        schema_id_of(data)
+        if len(data) > HEADER_SIZE and data[HEADER_SIZE] == 0:
+            start = HEADER_SIZE + 1
+        else:
+            start = decode_indexes(data, HEADER_SIZE)[1]
+        return self._reader_for(topic, data[:start])
 
     def _reader_for(self, topic: str, key: bytes) -> _Reader:
         cache_key = (topic, int.from_bytes(key[1:HEADER_SIZE], "big"), key[HEADER_SIZE:])
@@ -299,4 +306,35 @@ class ProtobufConverter(Converter):
         def decode(data: bytes) -> SchemaAndValue:
             return _new_sv(SchemaAndValue, (schema, convert(parse(data[start:]))))
 
-        return _Reader(schema, decode)
+        return _Reader(schema, decode, parse, convert, start)
+
+    # -- the columnar path -----------------------------------------------------------------
+    def from_connect_data_batch(
+        self, topic: str, schema: Schema | None, values: list[Any]
+    ) -> list[bytes | None]:
+        """Structs of one STRUCT schema: the schema's generated encoder mapped over the column;
+        anything else (nulls, a value that fails, registry errors) record by record, with the
+        per-record method's bytes and errors."""
+        if schema is not None and schema.type is Type.STRUCT:
+            try:
+                return list(map(self._writer_for(topic, schema), values))
+            except Exception:
+                pass  # e.g. a null value: the per-record method knows what it gives
+        return super().from_connect_data_batch(topic, schema, values)
+
+    def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
+        """Messages of one schema and message (one header prefix): parse and convert over
+        the column into one schema and a value list; anything else record by record."""
+        first = datas[0] if datas else None
+        if isinstance(first, bytes):
+            try:
+                reader = self._reader_of(topic, first)
+                prefix = first[: reader.start]
+                if all(isinstance(d, bytes) and d.startswith(prefix) for d in datas):
+                    parse, convert, start = reader.parse, reader.convert, reader.start
+                    messages = cast("list[bytes]", datas)
+                    values = [convert(parse(d[start:])) for d in messages]
+                    return ConnectDataBatch(reader.schema, values)
+            except Exception:
+                pass  # malformed or mixed messages: per record, with its errors
+        return super().to_connect_data_batch(topic, datas)

@@ -539,3 +539,27 @@ def test_an_invalid_schema_is_refused_before_it_is_registered(
             topic, schema, Struct(schema).put("level", "HIGH")
         )
     assert httpx.get(f"{schema_registry}/subjects/{topic}-value/versions").status_code == 404
+
+
+def test_batch_methods_give_what_the_per_record_methods_give(
+    schema_registry: str, topic: str
+) -> None:
+    conv = converter(schema_registry)
+    values = [order(), None, order()]
+    batch = conv.from_connect_data_batch(topic, ORDER, values)
+    assert batch == [conv.from_connect_data(topic, ORDER, v) for v in values]
+    assert batch[1] is None
+    datas = [d for d in batch if d is not None]
+    column = conv.to_connect_data_batch(topic, datas)
+    assert column.schemas is None and column.schema is conv.to_connect_data(topic, datas[0]).schema
+    assert [plain(v) for v in column.values] == [
+        plain(conv.to_connect_data(topic, d).value) for d in datas
+    ]
+    # mixed schemas, nulls and bad bytes take the per-record path with its results and errors
+    inner = conv.from_connect_data(topic, INNER, Struct(INNER).put("x", 1))
+    assert inner is not None
+    mixed = conv.to_connect_data_batch(topic, [datas[0], None, inner])
+    assert mixed.schemas is not None and mixed.values[1] is None
+    assert plain(mixed.values[2]) == {"x": 1}
+    with pytest.raises(DataError, match="Unknown magic byte!"):
+        conv.to_connect_data_batch(topic, [datas[0], b"\x05junk"])
