@@ -154,7 +154,8 @@ class RegistrySerde:
             raise
 
     def references(self, schema_id: int) -> list[Any]:
-        """The registry's references (name, subject, version) of schema ``schema_id``."""
+        """The registry's references (name, subject, version) of schema ``schema_id``, which
+        :meth:`schema_by_id` fetched before (the client caches it)."""
         return list(self.client.get_schema(schema_id, fmt=self.fmt).references or [])
 
     def references_of(
@@ -170,6 +171,10 @@ class RegistrySerde:
                 f"Error retrieving {self.display} schema references for id {schema_id}: "
                 f"{describe(e)}"
             ) from e
+        except Exception as e:
+            if type(e).__module__.startswith(("httpx", "httpcore")):
+                raise RetriableError(f"Schema Registry unreachable: {e}") from e
+            raise
         return found
 
     def _collect(
