@@ -15,8 +15,12 @@ converters use, with the registry's documented status codes and error bodies
   ``POST /compatibility/subjects/{s}/versions/{v|latest}``.
 
 Compatibility for AVRO follows Avro's schema resolution (see ``avro_can_read``); other schema
-types are always compatible here. BACKWARD/FORWARD/FULL check against the latest version,
-their ``_TRANSITIVE`` variants against all versions.
+types are always compatible here. PROTOBUF schemas are accepted in the registry's serialized
+form only (the base64 of a ``FileDescriptorProto``; ``.proto`` text would need a parser) and
+validated by building them, with their ``references`` and the well-known files every Confluent
+client ships (``google/protobuf/*``, ``google/type/*``, ``confluent/*``), in a descriptor pool;
+they are returned as stored whatever ``format`` is asked for. BACKWARD/FORWARD/FULL check
+against the latest version, their ``_TRANSITIVE`` variants against all versions.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import fastavro
+from google.protobuf import descriptor_pb2, descriptor_pool
 
 LEVELS = (
     "NONE",
@@ -166,6 +171,26 @@ def _type_name(node: Any) -> str:
 
 
 # -- the registry ---------------------------------------------------------------------------
+def _well_known_protobuf_files() -> list[bytes]:
+    """Serialized descriptors of the files Confluent's clients know without references (taken
+    from protobuf, googleapis-common-protos and confluent-kafka, not from sparkcat)."""
+    from confluent_kafka.schema_registry.confluent import meta_pb2
+    from confluent_kafka.schema_registry.confluent.type import decimal_pb2
+    from google.protobuf import (
+        any_pb2,
+        duration_pb2,
+        empty_pb2,
+        struct_pb2,
+        timestamp_pb2,
+        wrappers_pb2,
+    )
+    from google.type import date_pb2, timeofday_pb2
+
+    modules = (descriptor_pb2, any_pb2, duration_pb2, empty_pb2, struct_pb2, timestamp_pb2)
+    modules += (wrappers_pb2, date_pb2, timeofday_pb2, meta_pb2, decimal_pb2)
+    return [m.DESCRIPTOR.serialized_pb for m in modules]
+
+
 @dataclass
 class _Stored:
     id: int
@@ -206,12 +231,35 @@ class Registry:
                     422, 42201, f"Either the input schema or one of its references is invalid: {e}"
                 ) from e
             canonical = json.dumps(parsed, separators=(",", ":"), ensure_ascii=False)
-        elif schema_type in ("JSON", "PROTOBUF"):
-            parsed = json.loads(text) if schema_type == "JSON" else text
+        elif schema_type == "PROTOBUF":
+            parsed = self._protobuf(text, body.get("references") or [])
+            canonical = text
+        elif schema_type == "JSON":
+            parsed = json.loads(text)
             canonical = text
         else:
             raise RegistryError(422, 42201, f"Invalid schema type {schema_type}")
         return schema_type, canonical, parsed
+
+    def _protobuf(self, text: str, references: list[Any]) -> descriptor_pb2.FileDescriptorProto:
+        """The FileDescriptorProto of a serialized protobuf schema, checked by building it."""
+        try:
+            file = descriptor_pb2.FileDescriptorProto()
+            file.ParseFromString(base64.b64decode(text, validate=True))
+            pool = descriptor_pool.DescriptorPool()
+            for known in _well_known_protobuf_files():
+                pool.AddSerializedFile(known)
+            for reference in references:
+                _, schema_id = self.version_id(reference["subject"], str(reference["version"]))
+                pool.Add(self.schemas[schema_id].parsed)
+            pool.Add(file)
+        except RegistryError:
+            raise
+        except Exception as e:
+            raise RegistryError(
+                422, 42201, f"Either the input schema or one of its references is invalid: {e}"
+            ) from e
+        return file
 
     def subject(self, name: str) -> _Subject:
         found = self.subjects.get(name)
@@ -275,7 +323,10 @@ class Registry:
                 )
             if existing is None:
                 existing = len(self.schemas) + 1
-                self.schemas[existing] = _Stored(existing, schema_type, canonical, parsed)
+                references = list(body.get("references") or [])
+                self.schemas[existing] = _Stored(
+                    existing, schema_type, canonical, parsed, references
+                )
                 self.ids[(schema_type, canonical)] = existing
             subject.versions.append(existing)
             return {"id": existing}
@@ -299,6 +350,8 @@ class Registry:
         }
         if stored.schema_type != "AVRO":
             result["schemaType"] = stored.schema_type
+        if stored.references:
+            result["references"] = stored.references
         return result
 
     def schema_by_id(self, schema_id: int) -> dict[str, Any]:
@@ -308,6 +361,8 @@ class Registry:
         result: dict[str, Any] = {"schema": stored.text}
         if stored.schema_type != "AVRO":
             result["schemaType"] = stored.schema_type
+        if stored.references:
+            result["references"] = stored.references
         return result
 
     def test_compatibility(self, name: str, version: str, body: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@ through the worker's Spark engine, with the test Schema Registry holding the sch
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import uuid
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from google.protobuf import descriptor_pb2
 from tests.integration.engine.test_spark_engine import RecordingListener, lines_of, wait_for
 
 from sparkcat.engine import SparkEngine
@@ -140,14 +142,22 @@ def test_incompatible_schema_fails_the_task_with_the_registry_message(
     assert versions(schema_registry, f"{topic}-value") == [1]
 
 
-def test_json_schema_converter_through_kafka(
-    engine: SparkEngine, schema_registry: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("converter", "schema_type"),
+    [
+        ("io.confluent.connect.json.JsonSchemaConverter", "JSON"),
+        ("io.confluent.connect.protobuf.ProtobufConverter", "PROTOBUF"),
+    ],
+    ids=["json-schema", "protobuf"],
+)
+def test_schema_converter_through_kafka(
+    engine: SparkEngine, schema_registry: str, tmp_path: Path, converter: str, schema_type: str
 ) -> None:
-    topic = f"json-e2e-{uuid.uuid4().hex[:8]}"
+    topic = f"{schema_type.lower()}-e2e-{uuid.uuid4().hex[:8]}"
     source_file, out = tmp_path / "in.txt", tmp_path / "sink.txt"
     source_file.write_text("foo\nbar\n")
     converters = {
-        "value.converter": "io.confluent.connect.json.JsonSchemaConverter",
+        "value.converter": converter,
         "value.converter.schema.registry.url": schema_registry,
     }
     listener = RecordingListener()
@@ -156,6 +166,11 @@ def test_json_schema_converter_through_kafka(
     engine.start_connector(sink(f"sink-{topic}", out, topic, converters), listener)
     wait_for(lambda: lines_of(out) == ["Struct{line=foo}", "Struct{line=bar}"], 240, "the records")
     registered = httpx.get(f"{schema_registry}/subjects/{topic}-value/versions/latest").json()
-    assert registered["schemaType"] == "JSON"
-    assert json.loads(registered["schema"])["properties"]["line"]["type"] == "string"
+    assert registered["schemaType"] == schema_type
+    if schema_type == "JSON":
+        assert json.loads(registered["schema"])["properties"]["line"]["type"] == "string"
+    else:
+        file = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(registered["schema"]))
+        (field,) = file.message_type[0].field
+        assert (field.name, field.type) == ("line", field.TYPE_STRING)
     assert not listener.traces

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +11,7 @@ import httpx
 import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
+from google.protobuf import descriptor_pb2
 from tests.support.schema_registry import SchemaRegistryServer, avro_can_read
 
 V1 = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
@@ -106,6 +108,41 @@ def test_invalid_schema_is_422(http: httpx.Client) -> None:
     response = http.post("/subjects/s/versions", json={"schema": '{"type":"nope"}'})
     assert response.status_code == 422
     assert response.json()["error_code"] == 42201
+
+
+def _proto(name: str, dependency: str | None = None, type_name: str = ".acme.Base") -> str:
+    file = descriptor_pb2.FileDescriptorProto(name=name, package="acme", syntax="proto3")
+    message = file.message_type.add(name=name.split("/")[-1].split(".")[0].title())
+    if dependency:
+        file.dependency.append(dependency)
+        message.field.add(name="base", number=1, type=11, type_name=type_name, label=1)
+    else:
+        message.field.add(name="x", number=1, type=5, label=1)
+    return base64.b64encode(file.SerializeToString()).decode()
+
+
+def test_protobuf_schemas_are_serialized_descriptors_checked_with_their_references(
+    http: httpx.Client,
+) -> None:
+    base = {"schema": _proto("acme/base.proto"), "schemaType": "PROTOBUF"}
+    assert http.post("/subjects/base/versions", json=base).json() == {"id": 1}
+    user = {"schema": _proto("acme/user.proto", "acme/base.proto"), "schemaType": "PROTOBUF"}
+    missing = http.post("/subjects/user/versions", json=user)  # the import is not resolvable
+    assert missing.status_code == 422 and missing.json()["error_code"] == 42201
+    user["references"] = [{"name": "acme/base.proto", "subject": "base", "version": 1}]
+    assert http.post("/subjects/user/versions", json=user).json() == {"id": 2}
+    stored = http.get("/schemas/ids/2", params={"format": "serialized"}).json()
+    assert stored["schemaType"] == "PROTOBUF" and stored["references"] == user["references"]
+    # well-known imports need no reference
+    stamp = _proto(
+        "acme/stamp.proto", "google/protobuf/timestamp.proto", ".google.protobuf.Timestamp"
+    )
+    ok = http.post("/subjects/stamp/versions", json={"schema": stamp, "schemaType": "PROTOBUF"})
+    assert ok.json() == {"id": 3}
+    text = http.post(
+        "/subjects/t/versions", json={"schema": "message M {}", "schemaType": "PROTOBUF"}
+    )
+    assert text.status_code == 422  # .proto text is not parsed here
 
 
 def test_backward_refuses_a_required_field_and_accepts_an_optional_one(

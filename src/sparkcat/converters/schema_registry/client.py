@@ -68,11 +68,16 @@ _DISPLAY_NAMES = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}
 
 class RegistrySerde:
     """The schema-id side of a Schema Registry converter of one schema type (AVRO, JSON,
-    PROTOBUF)."""
+    PROTOBUF).
 
-    def __init__(self, config: SerdeConfig, schema_type: str) -> None:
+    ``fmt`` is the registry's ``format`` of the schemas it returns (``"serialized"``: a
+    protobuf schema as the base64 of its ``FileDescriptorProto`` rather than ``.proto`` text);
+    ``None`` keeps the registry's default."""
+
+    def __init__(self, config: SerdeConfig, schema_type: str, fmt: str | None = None) -> None:
         self.config = config
         self.schema_type = schema_type
+        self.fmt = fmt
         self.display = _DISPLAY_NAMES.get(schema_type, schema_type)
         self.client = registry_client(config.client_conf())
         self.is_key = config.is_key
@@ -101,7 +106,7 @@ class RegistrySerde:
         config = self.config
         try:
             if config.use_latest_version:
-                latest = self.client.get_latest_version(subject)
+                latest = self.client.get_latest_version(subject, fmt=self.fmt)
                 latest_text = str(latest.schema.schema_str)
                 if config.latest_compatibility_strict:
                     if latest_can_read is not None:
@@ -120,7 +125,7 @@ class RegistrySerde:
             if config.auto_register:
                 schema_id = self.client.register_schema(subject, schema, config.normalize)
                 return _int(schema_id), text
-            registered = self.client.lookup_schema(subject, schema, config.normalize)
+            registered = self.client.lookup_schema(subject, schema, config.normalize, fmt=self.fmt)
             return _int(registered.schema_id), text
         except SchemaRegistryError as e:
             action = "registering" if config.auto_register else "retrieving"
@@ -138,7 +143,7 @@ class RegistrySerde:
     def schema_by_id(self, schema_id: int) -> str:
         """The text of schema ``schema_id``."""
         try:
-            return str(self.client.get_schema(schema_id).schema_str)
+            return str(self.client.get_schema(schema_id, fmt=self.fmt).schema_str)
         except SchemaRegistryError as e:
             raise DataError(
                 f"Error retrieving {self.display} schema for id {schema_id}: {describe(e)}"
@@ -148,11 +153,62 @@ class RegistrySerde:
                 raise RetriableError(f"Schema Registry unreachable: {e}") from e
             raise
 
-    def version_of(self, topic: str, record_name: str | None, schema_id: int, text: str) -> int:
-        """The version of schema ``text`` (id ``schema_id``) under the reading subject."""
-        subject = self.subject(topic, record_name)
+    def references(self, schema_id: int) -> list[Any]:
+        """The registry's references (name, subject, version) of schema ``schema_id``, which
+        :meth:`schema_by_id` fetched before (the client caches it)."""
+        return list(self.client.get_schema(schema_id, fmt=self.fmt).references or [])
+
+    def references_of(
+        self, schema_id: int, skip: Callable[[str], bool] = lambda name: False
+    ) -> list[tuple[str, str]]:
+        """``(name, text)`` of the schemas schema ``schema_id`` references, transitively,
+        dependencies first; references whose name ``skip`` accepts are not fetched."""
+        found: list[tuple[str, str]] = []
         try:
-            registered = self.client.lookup_schema(subject, RegistrySchema(text, self.schema_type))
+            self._collect(self.references(schema_id), skip, found, set())
+        except SchemaRegistryError as e:
+            raise DataError(
+                f"Error retrieving {self.display} schema references for id {schema_id}: "
+                f"{describe(e)}"
+            ) from e
+        except Exception as e:
+            if type(e).__module__.startswith(("httpx", "httpcore")):
+                raise RetriableError(f"Schema Registry unreachable: {e}") from e
+            raise
+        return found
+
+    def _collect(
+        self,
+        references: list[Any],
+        skip: Callable[[str], bool],
+        found: list[tuple[str, str]],
+        seen: set[str],
+    ) -> None:
+        for reference in references:
+            name = str(reference.name)
+            if name in seen or skip(name):
+                continue
+            seen.add(name)
+            registered = self.client.get_version(
+                str(reference.subject), int(reference.version), fmt=self.fmt
+            )
+            self._collect(list(registered.schema.references or []), skip, found, seen)
+            found.append((name, str(registered.schema.schema_str)))
+
+    def version_of(
+        self,
+        topic: str,
+        record_name: str | None,
+        schema_id: int,
+        text: str,
+        references: list[Any] | None = None,
+    ) -> int:
+        """The version of schema ``text`` (id ``schema_id``, with ``references``) under the
+        reading subject."""
+        subject = self.subject(topic, record_name)
+        schema = RegistrySchema(text, self.schema_type, references=references or [])
+        try:
+            registered = self.client.lookup_schema(subject, schema, fmt=self.fmt)
             return _int(registered.version)
         except SchemaRegistryError as e:
             raise DataError(

@@ -151,6 +151,8 @@ def _builtins() -> tuple[Builtin, ...]:
                 "sparkcat.converters.avro:AvroConverter", ("converter",)),
         Builtin("io.confluent.connect.json.JsonSchemaConverter",
                 "sparkcat.converters.json_schema:JsonSchemaConverter", ("converter",)),
+        Builtin("io.confluent.connect.protobuf.ProtobufConverter",
+                "sparkcat.converters.protobuf:ProtobufConverter", ("converter",)),
     ]  # fmt: skip
     for number in ("Short", "Integer", "Long", "Float", "Double", "Boolean"):
         table.append(
