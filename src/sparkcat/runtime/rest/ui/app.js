@@ -113,8 +113,16 @@ function row(name, entry, metrics) {
     actions(name, state));
 }
 
+let shownAt = 0;
+
 function show(text) {
   document.getElementById("message").textContent = text;
+  shownAt = Date.now();
+}
+
+function expireMessage() {
+  // Action results stay for a few seconds; "Loading…" and errors go with the next answer.
+  if (Date.now() - shownAt > 4000) document.getElementById("message").textContent = "";
 }
 
 async function refresh() {
@@ -128,6 +136,7 @@ async function refresh() {
     body.replaceChildren(...names.map((name) =>
       row(name, connectors[name], metrics.connectors[name])));
     document.getElementById("connectors").hidden = names.length === 0;
+    expireMessage();
     if (!names.length) show("No connectors.");
     const worker = metrics.worker["connect-worker-metrics"] || {};
     document.getElementById("worker").textContent =
