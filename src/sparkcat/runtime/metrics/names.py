@@ -69,6 +69,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "completed the most recent rebalance.",
     },
     CONNECTOR_GROUP: {
+        "connector-class": "The name of the connector class.",
+        "connector-type": "The type of the connector. One of 'source' or 'sink'.",
         "status": "The status of the connector: one of 'unassigned', 'running', 'paused', "
         "'stopped', 'failed', or 'restarting'.",
     },
