@@ -209,7 +209,7 @@ class ConnectMetrics:
         with self._lock:
             out = self._worker(views)
             if self._rebalance is not None:
-                out += self._rebalance.metrics(self.config)
+                out += self._rebalance.metrics()
             for view in views:
                 out += self._connector(view)
         return out
@@ -305,6 +305,7 @@ class _Rebalance:
     """connect-worker-rebalance-metrics (distributed workers only)."""
 
     def __init__(self, config: MetricConfig) -> None:
+        self.clock = config.clock
         self.times = Windowed(config)
         self.started: float | None = None
         self.completed = 0
@@ -313,10 +314,10 @@ class _Rebalance:
 
     def start(self) -> None:
         if self.started is None:
-            self.started = self.times._config.clock()
+            self.started = self.clock()
 
     def complete(self, epoch: int) -> None:
-        now = self.times._config.clock()
+        now = self.clock()
         if self.started is not None:
             ms = (now - self.started) * 1000
             self.times.record(ms, 1, ms)
@@ -325,8 +326,8 @@ class _Rebalance:
         self.epoch = epoch
         self.last = now
 
-    def metrics(self, config: MetricConfig) -> list[Metric]:
-        now = config.clock()
+    def metrics(self) -> list[Metric]:
+        now = self.clock()
         since = (now - self.last) * 1000 if self.last is not None else math.nan
         return [
             Metric(REBALANCE_GROUP, "completed-rebalances-total", float(self.completed)),

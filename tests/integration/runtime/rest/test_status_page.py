@@ -148,7 +148,7 @@ def test_metrics_and_the_status_page(worker: httpx.Client, tmp_path: Path) -> No
             browser = playwright.chromium.launch(executable_path=executable, headless=True)
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 480})
-                page.goto(str(worker.base_url) + "/ui")
+                page.goto(str(worker.base_url).rstrip("/") + "/ui")
                 page.wait_for_selector('tr[data-connector="src"]', timeout=20_000)
                 page.wait_for_selector('tr[data-connector="snk"]', timeout=20_000)
                 rate = 'tr[data-connector="src"] .rate-value'
