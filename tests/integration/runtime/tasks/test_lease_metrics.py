@@ -30,13 +30,14 @@ def lease(
     task_config: dict[str, str],
     assignment: tuple[tuple[str, int, int | None], ...] = (),
     connector_config: dict[str, str] | None = None,
+    max_records: int = TOTAL,
 ) -> LeaseResult:
     worker = {"bootstrap.servers": servers, "key.converter": STRING, "value.converter": STRING}
     return run_lease(
         LeaseSpec(
             connector=name, task=0, generation=1, kind=kind, task_config=task_config,
             connector_config=connector_config or {}, worker_config=worker, max_ms=20_000,
-            max_records=TOTAL, control=None, assignment=assignment,
+            max_records=max_records, control=None, assignment=assignment,
         )
     )  # fmt: skip
 
@@ -57,12 +58,20 @@ def test_ten_thousand_records_through_a_source_and_a_sink(servers: str, tmp_path
     source_file.write_text("".join(f"line-{i}\n" for i in range(TOTAL)))
     topic, source, sink = (f"{p}-{uuid.uuid4().hex[:8]}" for p in ("metrics", "src", "snk"))
     metrics = ConnectMetrics()
-    file_source = {"task.class": "FileStreamSourceTask", "file": str(source_file), "topic": topic}
+    file_source = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask",
+        "file": str(source_file),
+        "topic": topic,
+    }
     result = lease(servers, "source", source, file_source)
     assert result.trace is None and result.records == TOTAL
     metrics.record_lease(source, 0, result.task_metrics)
 
-    file_sink = {"task.class": "FileStreamSinkTask", "file": str(sink_file), "topics": topic}
+    file_sink = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSinkTask",
+        "file": str(sink_file),
+        "topics": topic,
+    }
     result = lease(servers, "sink", sink, file_sink, assignment=((topic, 0, None),))
     assert result.trace is None and result.records == TOTAL
     metrics.record_lease(sink, 0, result.task_metrics)
@@ -86,18 +95,21 @@ def test_ten_thousand_records_through_a_source_and_a_sink(servers: str, tmp_path
 
 def test_a_failing_record_shows_in_the_error_metrics(servers: str, tmp_path: Path) -> None:
     topic, name = f"bad-{uuid.uuid4().hex[:8]}", f"snk-{uuid.uuid4().hex[:8]}"
-    AdminClient({"bootstrap.servers": servers}).create_topics([NewTopic(topic, 1, 1)])[
-        topic
-    ].result()
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
     producer = Producer({"bootstrap.servers": servers})
     for i in range(100):
         producer.produce(topic, b'{"n": 1, broken' if i == 42 else b'{"n": %d}' % i)
     assert producer.flush(10) == 0
-    file_sink = {"task.class": "FileStreamSinkTask", "file": str(tmp_path / "o"), "topics": topic}
+    file_sink = {
+        "task.class": "org.apache.kafka.connect.file.FileStreamSinkTask",
+        "file": str(tmp_path / "o"),
+        "topics": topic,
+    }
     connector = {"errors.tolerance": "all", "value.converter": JSON,
                  "value.converter.schemas.enable": "false"}  # fmt: skip
     result = lease(servers, "sink", name, file_sink, assignment=((topic, 0, None),),
-                   connector_config=connector)  # fmt: skip
+                   connector_config=connector, max_records=100)  # fmt: skip
     assert result.trace is None
     metrics = ConnectMetrics()
     metrics.record_lease(name, 0, result.task_metrics)
