@@ -39,8 +39,8 @@ function sparkline(values, kind) {
   svg.setAttribute("viewBox", `0 0 ${POINTS - 1} 24`);
   svg.setAttribute("preserveAspectRatio", "none");
   const top = Math.max(1, ...values);
-  const start = POINTS - values.length;
-  const points = values.map((v, i) => `${start + i},${(23 - (v / top) * 22).toFixed(1)}`);
+  const step = (POINTS - 1) / Math.max(1, values.length - 1);  // the history fills the width
+  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(23 - (v / top) * 22).toFixed(1)}`);
   const line = document.createElementNS(svgNS, "polyline");
   line.setAttribute("points", points.join(" "));
   svg.append(line);
