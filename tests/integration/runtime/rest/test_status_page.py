@@ -31,8 +31,6 @@ from sparkcat.runtime.standalone.herder import StandaloneHerder
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 from sparkcat.runtime.worker_config import WorkerConfig
 
-pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
-
 CHROMIUM_PACKAGE = "chromium"
 TOTAL = 10_000
 
@@ -118,6 +116,9 @@ class Appender(threading.Thread):
             n += 300
 
 
+@pytest.mark.spark
+@pytest.mark.broker
+@pytest.mark.slow
 def test_metrics_and_the_status_page(worker: httpx.Client, tmp_path: Path) -> None:
     executable = chromium_path()
     topic = f"ui-{uuid.uuid4().hex[:8]}"
@@ -176,3 +177,52 @@ def test_metrics_and_the_status_page(worker: httpx.Client, tmp_path: Path) -> No
         appender.join()
     print(f"screenshots: {tmp_path}/status-page*.png", file=sys.stderr)
     assert (tmp_path / "status-page.png").stat().st_size > 1000
+
+
+class NullEngine:
+    """The Engine protocol doing nothing: the test plays the engine's part."""
+
+    def start_connector(self, plan: Any, listener: Any) -> None: ...
+    def pause_connector(self, name: str) -> None: ...
+    def resume_connector(self, name: str) -> None: ...
+    def restart_task(self, name: str, task: int) -> None: ...
+    def stop_connector(self, name: str) -> None: ...
+    def close(self) -> None: ...
+
+
+def test_the_page_shows_the_last_error_and_stops_a_connector(tmp_path: Path) -> None:
+    """No Spark needed: a herder on a null engine, a task reported FAILED with its trace."""
+    executable = chromium_path()
+    props = {
+        "bootstrap.servers": "localhost:9092",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "offset.storage.file.filename": str(tmp_path / "offsets"),
+    }
+    store = MemoryOffsetStore()
+    herder = StandaloneHerder(WorkerConfig(props), NullEngine(), store, PluginRegistry(), "w:1")
+    herder.mark_ready()
+    herder.create_connector("broken", {"connector.class": "FileStreamSink", "file": "out",
+                                       "topics": "t"})  # fmt: skip
+    herder.on_task_failed("broken", 0, "Traceback (most recent call last):\nValueError: boom")
+    rest = RestServer(create_app(herder), f"http://127.0.0.1:{free_port()}").start()
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, headless=True)
+            try:
+                page = browser.new_page()
+                page.goto(rest.url + "ui")
+                row = 'tr[data-connector="broken"]'
+                page.click(f"{row} details.trace summary")
+                assert "ValueError: boom" in page.inner_text(f"{row} details.trace pre")
+                page.click(f"{row} button[data-action='stop']")
+                page.wait_for_selector(f'{row} [data-state="STOPPED"]', timeout=10_000)
+                assert herder.connector_status("broken").connector.state == "STOPPED"
+                page.screenshot(path=str(tmp_path / "status-page-stopped.png"))
+            finally:
+                browser.close()
+    finally:
+        rest.stop()
+        store.close()
