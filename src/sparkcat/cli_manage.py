@@ -3,6 +3,7 @@
 ::
 
     sparkcat connectors list | get NAME | status NAME | create FILE | delete NAME
+    sparkcat connectors status [NAME] --watch [--interval SECONDS]
     sparkcat connectors pause NAME | resume NAME | stop NAME
     sparkcat connectors restart NAME [--include-tasks] [--only-failed]
     sparkcat connectors offsets NAME [--reset | --alter FILE]
@@ -13,6 +14,9 @@ REST answer as JSON instead of a table). ``create`` reads the files the standalo
 accepts: ``.properties``, a flat JSON config, or a create request ``{"name", "config",
 "initial_state", "initial_offsets"}``. ``offsets --alter`` reads ``{"offsets": [...]}``.
 
+``status --watch`` redraws a table of every connector (or of NAME's tasks) with states,
+records per second and sink lag, from the worker's metrics, until interrupted (Ctrl-C).
+
 Exit codes: 0 on success; 2 on any error (bad arguments, an unreadable file, an error
 answer, a worker that cannot be reached) with one line ``sparkcat: <reason>`` on stderr.
 """
@@ -22,9 +26,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 from urllib.parse import quote
 
 import httpx
@@ -194,6 +199,8 @@ def run_command(client: Client, args: argparse.Namespace) -> Result:
     if command == "get":
         return client.call("GET", _path("connectors", name)), _render_info
     if command == "status":
+        if not name:
+            raise ManageError("status needs a connector name (or --watch for all)")
         return client.call("GET", _path("connectors", name, "status")), _render_status
     if command == "create":
         return client.call("POST", "/connectors", _create_body(args.file)), _render_info
@@ -235,8 +242,13 @@ def build_parser() -> argparse.ArgumentParser:
     connectors = groups.add_parser("connectors", parents=[common], help="manage connectors")
     commands = connectors.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("list", parents=[common], help="connectors and their states")
-    for command in ("get", "status", "delete", "pause", "resume", "stop"):
+    for command in ("get", "delete", "pause", "resume", "stop"):
         commands.add_parser(command, parents=[common]).add_argument("name")
+    status = commands.add_parser("status", parents=[common])
+    status.add_argument("name", nargs="?", default="")
+    status.add_argument("--watch", action="store_true", help="redraw states and rates")
+    status.add_argument("--interval", type=float, default=2.0, help="seconds between redraws")
+    status.add_argument("--iterations", type=int, default=0, help=argparse.SUPPRESS)
     commands.add_parser("create", parents=[common]).add_argument("file")
     restart = commands.add_parser("restart", parents=[common])
     restart.add_argument("name")
@@ -260,6 +272,8 @@ def manage_main(argv: Sequence[str], transport: httpx.BaseTransport | None = Non
         args = build_parser().parse_args(list(argv))
         client = Client(getattr(args, "url", DEFAULT_URL), transport)
         try:
+            if getattr(args, "watch", False):
+                return watch(client, args.name, args.interval, args.iterations, sys.stdout)
             answer, render = run_command(client, args)
         finally:
             client.close()
@@ -274,4 +288,79 @@ def manage_main(argv: Sequence[str], transport: httpx.BaseTransport | None = Non
     return 0
 
 
-__all__ = ["Client", "ManageError", "build_parser", "manage_main", "run_command", "table"]
+# -- status --watch ----------------------------------------------------------------------------
+_CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear screen
+
+
+def _rate(value: Any) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def watch_table(connectors: dict[str, Any], metrics: dict[str, Any], name: str = "") -> str:
+    """One frame of ``status --watch``: every connector, or ``name``'s tasks."""
+    numbers = metrics.get("connectors", {})
+    if name:
+        if name not in connectors:
+            raise ManageError(f"404: Connector {name} not found")
+        status = connectors[name].get("status") or {}
+        tasks_metrics = numbers.get(name, {}).get("tasks", {})
+        rows = []
+        for task in status.get("tasks") or []:
+            groups = tasks_metrics.get(str(task["id"]), {})
+            source = groups.get("source-task-metrics", {})
+            sink = groups.get("sink-task-metrics", {})
+            rate = source.get("source-record-write-rate", sink.get("sink-record-send-rate"))
+            total = source.get("source-record-write-total", sink.get("sink-record-send-total"))
+            rows.append([task["id"], task["state"], task.get("worker_id", ""), _rate(rate),
+                         "-" if total is None else f"{total:,.0f}",
+                         _first_line(task.get("trace"))])  # fmt: skip
+        state = (status.get("connector") or {}).get("state", "UNKNOWN")
+        head = f"{name}: {state}"
+        return head + "\n" + table(rows, ["TASK", "STATE", "WORKER", "RECORDS/S", "TOTAL",
+                                          "ERROR"])  # fmt: skip
+    rows = []
+    for connector, entry in sorted(connectors.items()):
+        status = entry.get("status") or {}
+        tasks = status.get("tasks") or []
+        running = sum(1 for t in tasks if t.get("state") == "RUNNING")
+        figures = numbers.get(connector, {})
+        lag = figures.get("lag")
+        rows.append([connector, status.get("type", ""),
+                     (status.get("connector") or {}).get("state", "UNKNOWN"),
+                     f"{running}/{len(tasks)}", _rate(figures.get("rate")),
+                     "-" if lag is None else f"{lag:,.0f}"])  # fmt: skip
+    if not rows:
+        return "No connectors."
+    return table(rows, ["NAME", "TYPE", "STATE", "TASKS RUNNING", "RECORDS/S", "LAG"])
+
+
+def watch(client: Client, name: str, interval: float, iterations: int, out: TextIO) -> int:
+    """Redraw :func:`watch_table` every ``interval`` s (``iterations`` > 0: that many times)."""
+    drawn = 0
+    try:
+        while True:
+            connectors = client.call("GET", "/connectors", expand=["status", "info"])
+            metrics = client.call("GET", "/ui/metrics.json")
+            frame = watch_table(connectors, metrics, name)
+            stamp = time.strftime("%H:%M:%S")
+            out.write(f"{_CLEAR}{client.url}  {stamp}  (every {interval:g} s, Ctrl-C to quit)\n")
+            out.write(frame + "\n")
+            out.flush()
+            drawn += 1
+            if iterations and drawn >= iterations:
+                return 0
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        return 0
+
+
+__all__ = [
+    "Client",
+    "ManageError",
+    "build_parser",
+    "manage_main",
+    "run_command",
+    "table",
+    "watch",
+    "watch_table",
+]

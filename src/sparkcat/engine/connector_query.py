@@ -30,6 +30,7 @@ from sparkcat.engine.datasource import FORMAT
 from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
+from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks.lease import LeaseSpec
 
@@ -338,6 +339,7 @@ class ConnectorQuery:
         task = int(row.task)
         if int(row.generation) != self._plan.generation:
             return  # a lease of task configs that were replaced meanwhile: nothing to commit
+        commit_started = time.perf_counter()
         if self._plan.kind == "source":
             offsets = orjson.loads(row.source_offsets)
             if offsets:
@@ -349,6 +351,14 @@ class ConnectorQuery:
             if self._sink is not None:
                 self._sink.commit(sink_offsets)
             topics = sorted({t for t, _, _ in sink_offsets})
+        commit_s = time.perf_counter() - commit_started
+        on_lease_metrics = getattr(self._listener, "on_lease_metrics", None)
+        task_metrics = getattr(row, "task_metrics", None)
+        if on_lease_metrics is not None and task_metrics and task_metrics != "{}":
+            report = orjson.loads(task_metrics)
+            if report.get(REPORT_COMMIT):
+                report[REPORT_COMMIT_S] = commit_s
+            events.append((on_lease_metrics, self.name, task, report))
         on_topics = getattr(self._listener, "on_topics", None)
         if topics and on_topics is not None:
             events.append((on_topics, self.name, task, topics))

@@ -28,7 +28,7 @@ FORMAT = "sparkcat_tasks"
 RESULT_SCHEMA = (
     "connector string, task int, generation long, records long, polled long, "
     "source_offsets string, sink_offsets string, trace string, elapsed_ms long, "
-    "error_metrics string, topics string"
+    "error_metrics string, topics string, task_metrics string"
 )
 
 
@@ -89,6 +89,7 @@ class LeaseReader(DataSourceStreamReader):
                 0,
                 "{}",
                 "[]",
+                "{}",
             )
             return
         yield (
@@ -103,6 +104,7 @@ class LeaseReader(DataSourceStreamReader):
             result.elapsed_ms,
             orjson.dumps(result.error_metrics).decode(),
             orjson.dumps(result.topics).decode(),
+            orjson.dumps(result.task_metrics).decode(),
         )
 
     def commit(self, end: dict[str, Any]) -> None:

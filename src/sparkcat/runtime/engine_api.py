@@ -64,6 +64,11 @@ class EngineListener(Protocol):
         ``last-error-timestamp`` the latest). Optional: engines call it only if present."""
         ...
 
+    def on_lease_metrics(self, connector: str, task: int, report: dict[str, float]) -> None:
+        """One lease's task-metric counters (:mod:`sparkcat.runtime.metrics.counters`), with
+        the driver's offset-commit time added. Optional: engines call it only if present."""
+        ...
+
     def on_topics(self, connector: str, task: int, topics: list[str]) -> None:
         """The task produced to / consumed from ``topics`` in a lease (topic tracking,
         KIP-558). Optional: engines call it only if present."""

@@ -166,11 +166,13 @@ class DistributedHerder(AbstractHerder):
     def on_revoked(
         self, leader: str | None, connectors: Collection[str], tasks: Collection[ConnectorTaskId]
     ) -> None:
+        self.metrics.rebalance_started()
         with self._lock:
             self.rebalancing = True
             work.revoke(self, set(connectors), {(t.connector, t.task) for t in tasks})
 
     def on_assigned(self, assignment: ExtendedAssignment, generation: int) -> None:
+        self.metrics.rebalance_completed(generation)
         with self._lock:
             if assignment.error != 0:
                 log.info("Rebalance failed (config offset mismatch); reading the config topic")

@@ -45,6 +45,7 @@ from sparkcat.runtime.herder.validation import (
     validate_connector_config,
 )
 from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.metrics.registry import ConnectMetrics
 from sparkcat.runtime.rest.entities import (
     ConfigInfos,
     ConnectorInfo,
@@ -95,6 +96,7 @@ class AbstractHerder(
         self._task_metrics: dict[str, dict[int, dict[str, float]]] = {}  # task-error-metrics
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
         self._topics: dict[str, set[str]] = {}  # KIP-558 active topics per connector
+        self.metrics = ConnectMetrics.from_worker_config(worker_config)
         self._ready = threading.Event()
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
         self.commit = "unknown"
@@ -250,6 +252,7 @@ class AbstractHerder(
                 self._records.pop(name, None)
                 self._task_metrics.pop(name, None)
                 self._topics.pop(name, None)
+            self.metrics.remove_connector(name)
             self.status.remove(name)
 
     def pause_connector(self, name: str) -> None:
@@ -354,8 +357,10 @@ class AbstractHerder(
             instance = self._ensure_instance(managed)
             instance.start(dict(managed.config))
         except Exception as exc:
+            self.metrics.connector_started(False)
             self.fail_connector(managed, exc)
             return False
+        self.metrics.connector_started(True)
         managed.started = True
         self._put_connector(managed.name, State.RUNNING)
         return True
@@ -430,6 +435,7 @@ class AbstractHerder(
         paused = managed.target is TargetState.PAUSED
         self._set_live(managed)
         self.status.remove_tasks(managed.name, keep_below=len(managed.task_configs))
+        self.metrics.remove_tasks(managed.name, keep_below=len(managed.task_configs))
         if not managed.task_configs:
             if managed.planned:
                 self.engine.stop_connector(managed.name)
@@ -445,6 +451,8 @@ class AbstractHerder(
         except Exception as exc:
             self.fail_connector(managed, exc)
             return
+        if not paused:
+            self.metrics.tasks_started(managed.name, plan.task_ids())
         managed.planned = True
 
     def _set_live(self, managed: ManagedConnector) -> None:
@@ -459,6 +467,7 @@ class AbstractHerder(
         generation = max(managed.generation, 0)
         for task in range(len(managed.task_configs)):
             self.status.put_task(TaskStatus(managed.name, task, state, self.worker_id, generation))
+            self.metrics.task_state(managed.name, task, state.value)
 
 
 __all__ = ["AbstractHerder"]

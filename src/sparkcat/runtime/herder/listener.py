@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from sparkcat.api.errors import NotFoundError
 from sparkcat.runtime.errors.metrics import merge_metrics
-from sparkcat.runtime.herder.state import Live, TargetState
+from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState
+from sparkcat.runtime.metrics.registry import ConnectMetrics, ConnectorView
 from sparkcat.runtime.stores.statuses import State, TaskStatus
 
 if TYPE_CHECKING:
@@ -30,11 +31,13 @@ class HerderListenerMixin:
     # Provided by AbstractHerder.
     _state_lock: threading.Lock
     _live: dict[str, Live]
+    _connectors: dict[str, ManagedConnector]
     _records: dict[str, int]
     _task_metrics: dict[str, dict[int, dict[str, float]]]
     _dead_queries: set[str]
     status: StatusBackingStore
     worker_id: str
+    metrics: ConnectMetrics
 
     def _live_task(self, connector: str, task: int) -> Live | None:
         with self._state_lock:
@@ -47,6 +50,7 @@ class HerderListenerMixin:
             self.status.put_task(
                 TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
             )
+            self.metrics.task_state(connector, task, "running")
 
     def on_task_paused(self, connector: str, task: int) -> None:
         live = self._live_task(connector, task)
@@ -54,6 +58,7 @@ class HerderListenerMixin:
             self.status.put_task(
                 TaskStatus(connector, task, State.PAUSED, self.worker_id, live.generation)
             )
+            self.metrics.task_state(connector, task, "paused")
 
     def on_task_failed(self, connector: str, task: int, trace: str) -> None:
         live = self._live_task(connector, task)
@@ -62,6 +67,7 @@ class HerderListenerMixin:
             self.status.put_task(
                 TaskStatus(connector, task, State.FAILED, self.worker_id, live.generation, trace)
             )
+            self.metrics.task_state(connector, task, "failed")
 
     def on_connector_failed(self, connector: str, trace: str) -> None:
         with self._state_lock:
@@ -87,9 +93,36 @@ class HerderListenerMixin:
             total = merge_metrics(tasks.get(task, {}), metrics)
             changed = total != tasks.get(task)
             tasks[task] = total
+        self.metrics.record_errors(connector, task, metrics)
         if changed:
             shown = ", ".join(f"{k}={v:g}" for k, v in total.items())
             log.info("Task %s-%d task-error-metrics: %s", connector, task, shown)
+
+    def on_lease_metrics(self, connector: str, task: int, report: dict[str, float]) -> None:
+        """One lease's task-metric counters: added to Kafka Connect's metrics of the task."""
+        if self._live_task(connector, task) is not None:
+            self.metrics.record_lease(connector, task, report)
+
+    def metric_views(self) -> list[ConnectorView]:
+        """The connectors as the metrics see them: kind, class, statuses of their tasks."""
+        views = []
+        for name in sorted(self.status.connectors()):
+            status = self.status.get(name)
+            # A plain read, without the herder lock (held while the herder waits for the
+            # engine): a scrape must not wait for a connector to stop.
+            managed = self._connectors.get(name)
+            if status is None or managed is None:
+                continue
+            tasks = {
+                t.task: t.state.value
+                for t in self.status.get_all(name)
+                if t.worker_id == self.worker_id
+            }
+            if status.worker_id != self.worker_id and not tasks:
+                continue  # runs on other workers (distributed mode)
+            cls = managed.config.get("connector.class", "")
+            views.append(ConnectorView(name, managed.kind, cls, status.state.value, tasks))
+        return views
 
     def task_metrics(self, connector: str, task: int) -> dict[str, float]:
         """The task's task-error-metrics since this worker started (all zero when it had no

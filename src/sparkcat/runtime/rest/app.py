@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException
 import sparkcat
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.runtime.errors import ConnectRestError
-from sparkcat.runtime.rest import routes, routes_admin, routes_plugins
+from sparkcat.runtime.rest import routes, routes_admin, routes_metrics, routes_plugins
 from sparkcat.runtime.rest.loggers import Loggers
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
     app.state.loggers = loggers or Loggers()
     app.include_router(routes.router)
     app.include_router(routes_plugins.router)
+    app.include_router(routes_metrics.router)
     if _admin_enabled(herder):
         app.include_router(routes_admin.router)
 

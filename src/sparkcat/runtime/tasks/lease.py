@@ -62,7 +62,9 @@ class LeaseResult:
     were polled/consumed (0 = an idle lease). ``trace`` is set when the task FAILED.
     ``error_metrics`` are this lease's task-error-metrics (``{}`` when there were no errors;
     see :mod:`sparkcat.runtime.errors.metrics`): the worker adds them up per task.
-    ``topics`` are the topics a source lease produced to, for topic tracking (KIP-558)."""
+    ``topics`` are the topics a source lease produced to, for topic tracking (KIP-558).
+    ``task_metrics`` are the lease's counters for Kafka Connect's task metrics
+    (:mod:`sparkcat.runtime.metrics.counters`; ``{}`` when metrics are off)."""
 
     connector: str
     task: int
@@ -75,6 +77,7 @@ class LeaseResult:
     elapsed_ms: int
     error_metrics: dict[str, float] = field(default_factory=dict)
     topics: tuple[str, ...] = ()  # source: the topics this lease produced to (KIP-558)
+    task_metrics: dict[str, float] = field(default_factory=dict)
 
 
 def run_lease(spec: LeaseSpec) -> LeaseResult:

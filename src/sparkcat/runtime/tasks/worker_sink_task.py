@@ -30,6 +30,7 @@ from sparkcat.api.sink import SinkTask
 from sparkcat.kafka import clients
 from sparkcat.runtime.errors.record_paths import BatchFailedError
 from sparkcat.runtime.errors.task import TaskErrorHandling
+from sparkcat.runtime.metrics import counters as metric_names
 from sparkcat.runtime.tasks import client_cache
 from sparkcat.runtime.tasks.lease import (
     ControlWatch,
@@ -113,6 +114,7 @@ class _SinkRun:
         self.consumed = 0
         self.put_records = 0
         self.clean = False  # consumer position == self.current at the end
+        self.counters = metric_names.new_counters()  # task metrics: updated once per batch
 
     def execute(self, started: float) -> LeaseResult:
         trace: str | None = None
@@ -149,7 +151,37 @@ class _SinkRun:
             trace,
             int((time.monotonic() - started) * 1000),
             self.errors.snapshot(),
+            task_metrics=self.counters.report(
+                True,
+                self.consumed,
+                self.put_records,
+                time.monotonic() - started,
+                self._lag_report(offsets),
+            ),
         )
+
+    def _lag_report(self, offsets: tuple[tuple[str, int, int], ...]) -> dict[str, float]:
+        """Partition count, consumer lag (from the high watermarks the consumer's fetches
+        cached: no broker round trip) and whether offsets are left to commit."""
+        report = {
+            metric_names.REPORT_PARTITIONS: float(len(self.partitions)),
+            metric_names.REPORT_COMMIT: 1.0 if offsets else 0.0,
+        }
+        lags = []
+        for (topic, partition), start in self.start.items():
+            position = self.current.get((topic, partition), start)
+            try:
+                _, high = self.consumer.get_watermark_offsets(
+                    KafkaTopicPartition(topic, partition), cached=True
+                )
+            except Exception:  # no fetch yet for the partition: its lag is unknown
+                continue
+            if position is not None and high is not None and high >= 0:
+                lags.append(max(0, high - position))
+        if lags:
+            report[metric_names.REPORT_LAG_MAX] = float(max(lags))
+            report[metric_names.REPORT_LAG] = float(sum(lags))
+        return report
 
     def _commit_after_failure(self) -> tuple[tuple[str, int, int], ...]:
         """After the task failed: the offsets of what was put before (Kafka commits them
@@ -220,6 +252,7 @@ class _SinkRun:
         max_records = self.spec.max_records
         monotonic = time.monotonic
         data_s = self.spec.data_max_ms / 1000.0
+        counters = self.counters
         while True:
             now = monotonic()
             remaining = max_records - self.consumed
@@ -235,6 +268,8 @@ class _SinkRun:
             if data_s and messages and not self.consumed:
                 deadline = min(deadline, now + data_s)
             self.consumed += len(messages)
+            if messages:
+                counters.batch(len(messages))
             if errant is not None:
                 errant.set_batch(messages)
             try:
@@ -263,9 +298,13 @@ class _SinkRun:
         below ``errors.retry.delay.max.ms``); redelivery goes on until the lease ends.
         """
         attempt = 0
+        counters = self.counters
         while True:
             try:
+                started = counters.clock()
                 task.put(records)
+                if records:
+                    counters.call(started)
                 return True
             except RetriableError as exc:
                 attempt += 1

@@ -31,6 +31,7 @@ from sparkcat.api.source import RecordMetadata, SourceTask
 from sparkcat.kafka import clients
 from sparkcat.runtime.errors.operator import ProcessingContext, Stage
 from sparkcat.runtime.errors.task import TaskErrorHandling
+from sparkcat.runtime.metrics.counters import REPORT_COMMIT, new_counters
 from sparkcat.runtime.tasks import client_cache
 from sparkcat.runtime.tasks.lease import (
     ControlWatch,
@@ -112,6 +113,7 @@ class _SourceRun:
         self.delivery_errors: list[Any] = []
         self.topics = _TopicCreator(spec)
         self.lease_topics: set[str] = set()
+        self.counters = new_counters()  # task metrics: updated once per batch
 
     # ----------------------------------------------------------------------- lifecycle
     def execute(self, started: float) -> LeaseResult:
@@ -141,6 +143,13 @@ class _SourceRun:
             int((time.monotonic() - started) * 1000),
             self.errors.snapshot(),
             tuple(sorted(self.lease_topics)),
+            task_metrics=self.counters.report(
+                False,
+                self.polled,
+                self.acked,
+                time.monotonic() - started,
+                {REPORT_COMMIT: 1.0 if offsets else 0.0},
+            ),
         )
 
     def _start_and_poll(self, started: float) -> None:
@@ -181,11 +190,14 @@ class _SourceRun:
         backoff = _IDLE_BACKOFF_MIN_S
         retries = 0
         data_s = self.spec.data_max_ms / 1000.0
+        counters = self.counters
+        clock = counters.clock
         while True:
             now = monotonic()
             if now >= deadline or self.polled >= max_records or control.stop_requested(now):
                 return
             try:
+                poll_started = clock()
                 batch = task.poll()
                 retries = 0
             except RetriableError as exc:
@@ -204,6 +216,8 @@ class _SourceRun:
                 backoff = min(backoff * 2, _IDLE_BACKOFF_MAX_S)
                 continue
             backoff = _IDLE_BACKOFF_MIN_S
+            counters.call(poll_started)
+            counters.batch(len(batch))
             if data_s and not self.polled:
                 deadline = min(deadline, now + data_s)
             self.polled += len(batch)
