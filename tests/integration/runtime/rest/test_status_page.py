@@ -38,9 +38,12 @@ TOTAL = 10_000
 def chromium_path() -> str:
     path = shutil.which("chromium")
     if path is None and os.geteuid() == 0:
-        subprocess.run(["apt-get", "install", "-y", "-q", CHROMIUM_PACKAGE], check=False,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        # a fresh machine may have no package lists yet: update them first
+        for command in (["apt-get", "update", "-q"],
+                        ["apt-get", "install", "-y", "-q", CHROMIUM_PACKAGE]):  # fmt: skip
+            subprocess.run(command, check=False,
+                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         path = shutil.which("chromium")
     if path is None:
         pytest.fail(
