@@ -6,11 +6,13 @@
 * :class:`SequenceSourceConnector` / :class:`SequenceSourceTask` emit ``records.total``
   records per task (value ``<task>:<n>``, key ``n``), ``batch.size`` per poll, with the
   offset ``{"n": n + 1}`` of source partition ``{"task": <task>}``, resuming from the stored
-  offset. Options: ``poll.sleep.ms`` (pause per poll), ``stall.after`` + ``release.file``
+  offset. Options: ``partition.per.task`` (task n writes Kafka partition n);
+  ``poll.sleep.ms`` (pause per poll); ``stall.after`` + ``release.file``
   (after that many records of one lease, poll returns nothing until the file exists: a
-  zombie), and, with ``transaction.boundary=connector``, ``commit.every`` (ask for a commit
-  after every that many records, record-level) and ``abort.at`` (the commit boundary at that
-  record count aborts instead: those ``commit.every`` records are discarded).
+  zombie); ``stopped.report`` + ``report.servers`` (KIP-419 check, see ``stopped``); and,
+  with ``transaction.boundary=connector``, ``commit.every`` (ask for a commit after every
+  that many records, record-level) and ``abort.at`` (the commit boundary at that record
+  count aborts instead: those ``commit.every`` records are discarded).
 """
 
 from __future__ import annotations
@@ -49,6 +51,17 @@ class PreflightSourceConnector(SourceConnector):
     def stop(self) -> None:
         pass
 
+    def stopped(self) -> None:
+        # ``stopped.report``: write "<committed> <open>" record counts of the topic as seen
+        # now, through the committed reader (KIP-419: stopped() comes after the last commit).
+        report = self._props.get("stopped.report")
+        if report:
+            from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+
+            view = read_topic(self._props["report.servers"], self._topic)
+            with open(report, "w", encoding="utf-8") as f:
+                f.write(f"{len(view.records)} {len(view.open)}")
+
     def config(self) -> ConfigDef:
         return ConfigDef()
 
@@ -77,6 +90,17 @@ class SequenceSourceConnector(SourceConnector):
     def stop(self) -> None:
         pass
 
+    def stopped(self) -> None:
+        # ``stopped.report``: write "<committed> <open>" record counts of the topic as seen
+        # now, through the committed reader (KIP-419: stopped() comes after the last commit).
+        report = self._props.get("stopped.report")
+        if report:
+            from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+
+            view = read_topic(self._props["report.servers"], self._topic)
+            with open(report, "w", encoding="utf-8") as f:
+                f.write(f"{len(view.records)} {len(view.open)}")
+
     def config(self) -> ConfigDef:
         return ConfigDef()
 
@@ -94,6 +118,7 @@ class SequenceSourceTask(SourceTask):
         return "1.0"
 
     def start(self, props: dict[str, str]) -> None:
+        self._props = dict(props)
         self._task = props.get("task.id", "0")
         self._topic = props["topic"]
         self._total = int(props.get("records.total", "1000"))
@@ -104,6 +129,8 @@ class SequenceSourceTask(SourceTask):
         self._commit_every = int(props.get("commit.every", "0"))
         self._abort_at = int(props.get("abort.at", "-1"))
         self._partition = {"task": self._task}
+        per_task = props.get("partition.per.task", "false") == "true"
+        self._kafka_partition = int(self._task) if per_task else None
         stored = self.context.offset_storage_reader().offset(self._partition)
         self._next = int(stored["n"]) if stored else 0
         self._emitted = 0
@@ -128,7 +155,7 @@ class SequenceSourceTask(SourceTask):
             self._partition,
             {"n": n + 1},
             self._topic,
-            None,
+            self._kafka_partition,
             STRING_SCHEMA,
             str(n),
             STRING_SCHEMA,
@@ -150,3 +177,14 @@ class SequenceSourceTask(SourceTask):
 
     def stop(self) -> None:
         pass
+
+    def stopped(self) -> None:
+        # ``stopped.report``: write "<committed> <open>" record counts of the topic as seen
+        # now, through the committed reader (KIP-419: stopped() comes after the last commit).
+        report = self._props.get("stopped.report")
+        if report:
+            from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+
+            view = read_topic(self._props["report.servers"], self._topic)
+            with open(report, "w", encoding="utf-8") as f:
+                f.write(f"{len(view.records)} {len(view.open)}")

@@ -409,11 +409,18 @@ class DistributedHerder(AbstractHerder):
         self.configs.put_task_configs(name, configs)
 
     def fence_zombie_source_tasks(self, name: str) -> None:
-        raise ConnectRestError(
-            "Exactly-once source support is not enabled on this cluster "
-            "(exactly.once.source.support=disabled)",
-            400,
-        )
+        """``PUT /connectors/{c}/fence`` (signature checked by the REST layer): the leader
+        fences the previous task generation's producers (KIP-618)."""
+        if not self.config.exactly_once_source_enabled:
+            raise ConnectRestError(
+                "Exactly-once source support is not enabled on this cluster "
+                "(exactly.once.source.support is not 'enabled')",
+                400,
+            )
+        self._require_leader("fence zombie source tasks")
+        from sparkcat.runtime.distributed.exactly_once import fence_zombies
+
+        fence_zombies(self, name)
 
     def request_task_reconfiguration(self, name: str) -> None:
         with self._lock:
@@ -479,7 +486,7 @@ class _StoreListener:
         self._wake()
 
     def on_task_count_record(self, connector: str, task_count: int) -> None:
-        pass
+        self._wake()  # tasks waiting for their generation to be fenced may start now
 
 
 __all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotLeaderError"]
