@@ -195,12 +195,31 @@ class DistributedHerder(AbstractHerder):
             log.info("Joined group generation %d as %s: connectors %s, tasks %s", generation,
                      "leader" if self.is_leader() else "follower", list(assignment.connectors),
                      [str(t) for t in assignment.tasks])  # fmt: skip
+            self._claim_config_writes()
             work.reconcile(self)
             if assignment.revoked_connectors or assignment.revoked_tasks:
                 self.member.request_rejoin()
             if assignment.delay > 0:
                 self._rejoin_at = time.monotonic() + assignment.delay / 1000.0
             self._ready.set()
+
+    def _claim_config_writes(self) -> None:
+        """KIP-618: the leader writes the config topic transactionally (``preparing`` and
+        ``enabled``), fencing an older leader's writes; followers write plainly."""
+        if not self.config.transactional_leader_enabled:
+            return
+        claim = getattr(self.configs, "claim_write_privileges", None)
+        release = getattr(self.configs, "release_write_privileges", None)
+        if claim is None or release is None:
+            return
+        if not self.is_leader():
+            release()
+            return
+        try:
+            claim(self.config.transactional_producer_id)
+        except Exception:
+            log.exception("Could not claim write privileges on the config topic; rejoining")
+            self.member.request_rejoin()
 
     # -- group state ------------------------------------------------------------------------
     def is_leader(self) -> bool:

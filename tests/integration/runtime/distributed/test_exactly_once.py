@@ -13,8 +13,10 @@ import pytest
 from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from sparkcat.api.errors import ConnectError
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.exactly_once import fence_zombies, ready_to_start
+from sparkcat.runtime.stores.configs import TargetState
 from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
 from sparkcat.runtime.tasks.exactly_once import transactional_id
 from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
@@ -100,3 +102,23 @@ def test_sink_connectors_and_disabled_workers_need_no_fencing(cluster: Any) -> N
     store.put_task_configs("c", [CONNECTOR])
     assert ready_to_start(cluster, "c", "sink")  # type: ignore[arg-type]
     assert store.snapshot().pending_fencing("c")
+
+
+def test_a_zombie_leaders_config_writes_are_fenced(cluster: Any) -> None:
+    config, old = cluster.config, cluster.configs
+    old.claim_write_privileges(config.transactional_producer_id)
+    old.put_connector_config("a", CONNECTOR, None)
+    new = KafkaConfigBackingStore(config.originals())
+    new.start()
+    try:
+        new.claim_write_privileges(config.transactional_producer_id)  # the next leader
+        with pytest.raises(ConnectError):
+            old.put_connector_config("zombie", CONNECTOR, None)
+        new.put_connector_config("b", CONNECTOR, None)
+        old.put_target_state("b", TargetState.PAUSED)  # any worker may still write these
+        new.refresh()
+        snapshot = new.snapshot()
+        assert snapshot.connectors() == ["a", "b"]
+        assert snapshot.target_state("b") is TargetState.PAUSED
+    finally:
+        new.stop()
