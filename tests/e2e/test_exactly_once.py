@@ -71,7 +71,7 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
         config = {
             "connector.class": "sparkcat_eos_plugins:SequenceSourceConnector",
             "tasks.max": "2", "topic": topic, "records.total": str(PER_TASK),
-            "batch.size": "100", "poll.sleep.ms": "15", "partition.per.task": "true",
+            "batch.size": "100", "poll.sleep.ms": "30", "partition.per.task": "true",
             "exactly.once.support": "required",
         }  # fmt: skip
         created = wait_for(

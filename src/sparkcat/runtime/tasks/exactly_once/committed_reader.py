@@ -39,8 +39,9 @@ with warnings.catch_warnings():
 __all__ = ["CommittedRecord", "TopicView", "read_topic"]
 
 _MAX_FETCH_BYTES = 32 * 1024 * 1024
-_READ_COMMITTED = 1  # the broker ignores it here; we resolve transactions ourselves
+_READ_UNCOMMITTED = 0  # everything, markers included: transactions are resolved here
 _NO_PRODUCER = -1
+_MAX_WAIT_MS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +112,12 @@ def _fetch_all(client: Any, node: int, topic: str, partition: int, timeout_s: fl
     batches: list[Any] = []
     offset = 0
     while True:
+        # tansu answers min_bytes=0 with no partitions at all: ask for 1 byte, wait briefly.
         request = FetchRequest(
-            max_wait_ms=0,
-            min_bytes=0,
+            max_wait_ms=_MAX_WAIT_MS,
+            min_bytes=1,
             max_bytes=_MAX_FETCH_BYTES,
-            isolation_level=_READ_COMMITTED,
+            isolation_level=_READ_UNCOMMITTED,
             session_id=0,
             session_epoch=-1,
             topics=[
@@ -139,6 +141,10 @@ def _fetch_all(client: Any, node: int, topic: str, partition: int, timeout_s: fl
         )
         remaining_ms = int(max(deadline - time.monotonic(), 0.1) * 1000)
         response = client.send_and_receive(node, request, timeout_ms=remaining_ms)
+        if not response.responses or not response.responses[0].partitions:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"No fetch answer for {topic}-{partition}")
+            continue
         data = response.responses[0].partitions[0]
         if data.error_code:
             raise RuntimeError(f"Fetch of {topic}-{partition} failed: error {data.error_code}")

@@ -85,6 +85,9 @@ def run_exactly_once_lease(
             "enable.idempotence": "true",
             "acks": "all",
             "max.in.flight.requests.per.connection": "5",
+            # librdkafka requires message.timeout.ms <= transaction.timeout.ms.
+            "delivery.timeout.ms": str(int(_TRANSACTION_TIMEOUT_S * 1000)),
+            "transaction.timeout.ms": str(int(_TRANSACTION_TIMEOUT_S * 1000)),
         }
     )
     if not wants_commit_record:
@@ -192,6 +195,7 @@ class ExactlyOnceSourceRun(SourceRun):
         self.committed: dict[bytes, Any] = {}  # key -> offset, as of the last commit
         self.reported: dict[bytes, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.failure: str | None = None
+        self.loop_failed = False
         self.aborted_records = 0
 
     # -- hooks of SourceRun ----------------------------------------------------------------
@@ -199,12 +203,18 @@ class ExactlyOnceSourceRun(SourceRun):
         return _TransactionContextOwner(dict(self.spec.task_config), reader, self.tx)
 
     def _poll_loop(self, task: SourceTask, deadline: float) -> None:
-        super()._poll_loop(_BoundedTask(task, self), deadline)  # type: ignore[arg-type]
+        try:
+            super()._poll_loop(_BoundedTask(task, self), deadline)  # type: ignore[arg-type]
+        except BaseException:
+            self.loop_failed = True  # the open transaction may hold part of a batch: abort it
+            raise
 
     def _deliver(self) -> tuple[tuple[dict[str, Any], dict[str, Any] | None], ...]:
         """End the lease's last transaction; the offsets committed during the lease."""
         try:
-            if self.in_transaction:
+            if self.in_transaction and self.loop_failed:
+                self._abort_quietly()
+            elif self.in_transaction:
                 if self.delivery_errors:
                     raise ConnectError(
                         f"Unrecoverable exception from producer send callback: "
