@@ -60,9 +60,8 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
     servers = kafka_broker.bootstrap_servers
     prefix = f"eos-{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}-data"
-    AdminClient({"bootstrap.servers": servers}).create_topics([NewTopic(topic, 2, 1)])[
-        topic
-    ].result(30)
+    admin = AdminClient({"bootstrap.servers": servers})  # kept alive until the topic exists
+    admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)
     workers = [_worker(tmp_path, servers, prefix, i) for i in range(2)]
     try:
         for w in workers:

@@ -46,7 +46,8 @@ def fence_producers(
 ) -> None:
     """Fence the transactional ids of tasks ``0 .. task_count-1`` of ``connector``."""
     base = clients.producer_config(worker, None, f"connect-fencing-{connector}")
-    base.update({"enable.idempotence": "true", "acks": "all"})
+    # librdkafka requires message.timeout.ms <= transaction.timeout.ms (60 s by default).
+    base.update({"enable.idempotence": "true", "acks": "all", "delivery.timeout.ms": "60000"})
 
     def fence(task: int) -> None:
         config = dict(base, **{"transactional.id": transactional_id(group_id, connector, task)})

@@ -238,8 +238,10 @@ class KafkaConfigBackingStore:
         if self._fencable is not None:
             return
         config = dict(self._producer_config)
+        # librdkafka requires message.timeout.ms <= transaction.timeout.ms.
         config.update({"transactional.id": transactional_id, "enable.idempotence": "true",
-                       "acks": "all", "linger.ms": "0"})  # fmt: skip
+                       "acks": "all", "linger.ms": "0", "delivery.timeout.ms": "60000",
+                       "transaction.timeout.ms": "60000"})  # fmt: skip
         producer = Producer(config)
         producer.init_transactions(_WRITE_TIMEOUT_S)
         self._fencable = producer

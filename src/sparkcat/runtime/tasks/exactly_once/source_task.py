@@ -57,7 +57,9 @@ log = logging.getLogger(__name__)
 
 _TRANSACTION_TIMEOUT_S = 60.0
 _CONTROL_ANSWER_TIMEOUT_S = 10.0
+_ABORT_TIMEOUT_S = 10.0
 _DEFAULT_FLUSH_INTERVAL_MS = 60_000
+_PURGED_CODES = frozenset({KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT})
 _FENCED_CODES = frozenset(
     {
         KafkaError._FENCED,
@@ -196,6 +198,7 @@ class ExactlyOnceSourceRun(SourceRun):
         self.reported: dict[bytes, tuple[Mapping[str, Any], Mapping[str, Any] | None]] = {}
         self.failure: str | None = None
         self.loop_failed = False
+        self.fenced = False
         self.aborted_records = 0
 
     # -- hooks of SourceRun ----------------------------------------------------------------
@@ -205,8 +208,9 @@ class ExactlyOnceSourceRun(SourceRun):
     def _poll_loop(self, task: SourceTask, deadline: float) -> None:
         try:
             super()._poll_loop(_BoundedTask(task, self), deadline)  # type: ignore[arg-type]
-        except BaseException:
+        except BaseException as exc:
             self.loop_failed = True  # the open transaction may hold part of a batch: abort it
+            self._note_fencing(exc)
             raise
 
     def _deliver(self) -> tuple[tuple[dict[str, Any], dict[str, Any] | None], ...]:
@@ -224,13 +228,21 @@ class ExactlyOnceSourceRun(SourceRun):
                 if request is None and self.boundary == "connector":
                     request = "discard"  # Kafka: no final commit for connector boundaries
                 self._end_transaction(request or "commit")
-        except Exception:
+        except Exception as exc:
             self.failure = traceback.format_exc()
+            self._note_fencing(exc)
             self._abort_quietly()
         return tuple(
             (dict(partition), None if offset is None else dict(offset))
             for partition, offset in self.reported.values()
         )
+
+    def _skip_failed_send(self, record: Any, err: Any) -> bool:
+        # An aborted transaction purges its records still queued or in flight: their
+        # delivery reports carry these codes and are expected, not failures.
+        if isinstance(err, KafkaError) and err.code() in _PURGED_CODES:
+            return True
+        return super()._skip_failed_send(record, err)
 
     def _finish(self, trace: str | None) -> str | None:
         return super()._finish(trace if trace is not None else self.failure)
@@ -323,12 +335,25 @@ class ExactlyOnceSourceRun(SourceRun):
                 topic, offset_value_bytes(offset), key, partition=_partition_of(key, partitions)
             )
 
+    def _note_fencing(self, exc: BaseException) -> None:
+        errors = [e for e in self.delivery_errors if isinstance(e, KafkaError)]
+        if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
+            errors.append(exc.args[0])
+        if any(e.fatal() or e.code() in _FENCED_CODES for e in errors):
+            self.fenced = True
+
     def _abort_quietly(self) -> None:
         if not self.in_transaction:
             return
         self.in_transaction = False
+        if self.fenced:
+            # The fencing instance's init_transactions already aborted our transaction; an
+            # abort from a fenced producer would only wait for its time-out.
+            log.warning("%s: producer fenced; a newer instance of the task runs elsewhere",
+                        self._name())  # fmt: skip
+            return
         try:
-            self.producer.abort_transaction(_TRANSACTION_TIMEOUT_S)
+            self.producer.abort_transaction(_ABORT_TIMEOUT_S)
         except KafkaException as exc:
             if _fenced(exc):
                 log.warning("%s: producer fenced; a newer instance of the task runs elsewhere",

@@ -109,7 +109,8 @@ def test_poll_boundary_commits_each_batch_with_its_offsets(pipeline: Pipeline) -
     assert view.commit_markers == 6  # one transaction per poll batch
     assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 600}}
 
-    second = ok(run_lease(pipeline.spec(config, offsets=first.source_offsets)))  # type: ignore[arg-type]
+    resume = pipeline.spec(config, offsets=first.source_offsets, max_records=400)  # type: ignore[arg-type]
+    second = ok(run_lease(resume))
     assert second.records == 400
     assert pipeline.data().values() == values(0, 1000)
     assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 1000}}
@@ -138,7 +139,10 @@ def test_connector_boundary_commits_and_aborts_on_request(pipeline: Pipeline) ->
     assert result.source_offsets == (({"task": "0"}, {"n": 5000}),)
     view = pipeline.data()
     assert view.values() == values(0, 2000) + values(3000, 5000)
-    assert [r.value for r in view.aborted] == values(2000, 3000) + values(5000, 5200)
+    # Aborted records may never have left the producer (an abort purges its queue); those
+    # that reached the log are marked aborted.
+    assert {r.value for r in view.aborted} <= set(values(2000, 3000) + values(5000, 5200))
+    assert view.open == []
     assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 5000}}
 
 
@@ -173,7 +177,9 @@ def test_zombie_lease_is_fenced_and_its_records_aborted(pipeline: Pipeline, tmp_
             assert time.monotonic() < deadline, "the zombie lease never produced"
             time.sleep(0.05)
         # The next generation's lease: its init_transactions fences the zombie.
-        fresh = ok(run_lease(pipeline.spec({"records.total": "1000"}, generation=2)))
+        fresh = ok(
+            run_lease(pipeline.spec({"records.total": "1000"}, generation=2, max_records=1000))
+        )
         assert fresh.records == 1000
     finally:
         release.touch()
