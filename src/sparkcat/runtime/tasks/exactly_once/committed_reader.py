@@ -38,7 +38,9 @@ with warnings.catch_warnings():
 
 __all__ = ["CommittedRecord", "TopicView", "read_topic"]
 
-_MAX_FETCH_BYTES = 32 * 1024 * 1024
+_MAX_FETCH_BYTES = 8 * 1024 * 1024
+# kafka-python refuses frames above 1 MB by default; a broker may exceed max_bytes a little.
+_MAX_FRAME_BYTES = 4 * _MAX_FETCH_BYTES
 _READ_UNCOMMITTED = 0  # everything, markers included: transactions are resolved here
 _NO_PRODUCER = -1
 _MAX_WAIT_MS = 100
@@ -84,7 +86,9 @@ def read_topic(
     wanted = sorted(leaders) if partitions is None else sorted(partitions)
     view = TopicView(topic)
     client = KafkaNetClient(
-        bootstrap_servers=bootstrap_servers.split(","), client_id="sparkcat-committed-reader"
+        bootstrap_servers=bootstrap_servers.split(","),
+        client_id="sparkcat-committed-reader",
+        receive_message_max_bytes=_MAX_FRAME_BYTES,
     )
     try:
         client._manager.bootstrap(int(timeout_s * 1000))
