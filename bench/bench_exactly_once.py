@@ -204,7 +204,7 @@ def kills(records: int, count: int, append: bool) -> None:
             config = {
                 "connector.class": "sparkcat_eos_plugins:SequenceSourceConnector",
                 "tasks.max": "2", "topic": topic, "records.total": str(per_task),
-                "batch.size": "500", "poll.sleep.ms": "5", "partition.per.task": "true",
+                "batch.size": "100", "poll.sleep.ms": "20", "partition.per.task": "true",
                 "exactly.once.support": "required",
             }  # fmt: skip
             body = {"name": "seq", "config": config}
