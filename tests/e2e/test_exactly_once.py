@@ -6,6 +6,7 @@ order per partition, and the offsets topic agrees."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
     topic = f"{prefix}-data"
     admin = AdminClient({"bootstrap.servers": servers})  # kept alive until the topic exists
     admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)
+    started = time.monotonic()
     workers = [_worker(tmp_path, servers, prefix, i) for i in range(2)]
     try:
         for w in workers:
@@ -88,6 +90,7 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
         wait_for(lambda: len(read_topic(servers, topic, [0]).records) >= 2000, 120,
                  "task 0 to commit records", 0.2)  # fmt: skip
         victim = next(w for w in workers if w.worker_id == owner)
+        killed_at = time.monotonic()
         victim.kill_group()
         survivor = next(w for w in workers if w is not victim)
 
@@ -105,7 +108,11 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
             offsets[record.key] = None if record.value is None else orjson.loads(record.value)
         for task in ("0", "1"):
             assert offsets[orjson.dumps(["seq", {"task": task}])] == {"n": PER_TASK}
-        print(f"kill -9 mid-stream: {len(view.aborted)} aborted records left by the killed worker")
+        print(
+            f"kill -9 mid-stream: {len(view.aborted)} aborted records left by the killed worker; "
+            f"start to kill {killed_at - started:.0f} s, kill to all committed "
+            f"{time.monotonic() - killed_at:.0f} s"
+        )
     finally:
         for w in workers:
             w.cleanup()
