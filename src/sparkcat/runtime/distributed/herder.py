@@ -197,12 +197,31 @@ class DistributedHerder(AbstractHerder):
             log.info("Joined group generation %d as %s: connectors %s, tasks %s", generation,
                      "leader" if self.is_leader() else "follower", list(assignment.connectors),
                      [str(t) for t in assignment.tasks])  # fmt: skip
+            self._claim_config_writes()
             work.reconcile(self)
             if assignment.revoked_connectors or assignment.revoked_tasks:
                 self.member.request_rejoin()
             if assignment.delay > 0:
                 self._rejoin_at = time.monotonic() + assignment.delay / 1000.0
             self._ready.set()
+
+    def _claim_config_writes(self) -> None:
+        """KIP-618: the leader writes the config topic transactionally (``preparing`` and
+        ``enabled``), fencing an older leader's writes; followers write plainly."""
+        if not self.config.transactional_leader_enabled:
+            return
+        claim = getattr(self.configs, "claim_write_privileges", None)
+        release = getattr(self.configs, "release_write_privileges", None)
+        if claim is None or release is None:
+            return
+        if not self.is_leader():
+            release()
+            return
+        try:
+            claim(self.config.transactional_producer_id)
+        except Exception:
+            log.exception("Could not claim write privileges on the config topic; rejoining")
+            self.member.request_rejoin()
 
     # -- group state ------------------------------------------------------------------------
     def is_leader(self) -> bool:
@@ -411,11 +430,18 @@ class DistributedHerder(AbstractHerder):
         self.configs.put_task_configs(name, configs)
 
     def fence_zombie_source_tasks(self, name: str) -> None:
-        raise ConnectRestError(
-            "Exactly-once source support is not enabled on this cluster "
-            "(exactly.once.source.support=disabled)",
-            400,
-        )
+        """``PUT /connectors/{c}/fence`` (signature checked by the REST layer): the leader
+        fences the previous task generation's producers (KIP-618)."""
+        if not self.config.exactly_once_source_enabled:
+            raise ConnectRestError(
+                "Exactly-once source support is not enabled on this cluster "
+                "(exactly.once.source.support is not 'enabled')",
+                400,
+            )
+        self._require_leader("fence zombie source tasks")
+        from sparkcat.runtime.distributed.exactly_once import fence_zombies
+
+        fence_zombies(self, name)
 
     def request_task_reconfiguration(self, name: str) -> None:
         with self._lock:
@@ -481,7 +507,7 @@ class _StoreListener:
         self._wake()
 
     def on_task_count_record(self, connector: str, task_count: int) -> None:
-        pass
+        self._wake()  # tasks waiting for their generation to be fenced may start now
 
 
 __all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotLeaderError"]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from sparkcat.runtime.distributed import exactly_once
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState
 from sparkcat.runtime.herder.validation import connector_kind
@@ -189,6 +190,12 @@ def _sync_tasks(
         snap.task_config_generation(name) or 0, target is TargetState.PAUSED, tuple(tasks),
     )  # fmt: skip
     if herder.plans.get(name) == plan:
+        return
+    if not exactly_once.ready_to_start(herder, name, plan.kind):
+        # KIP-618: the new generation waits until the old one is fenced (next tick); the
+        # old one's tasks stop now rather than be failed by the fencing.
+        if herder.plans.pop(name, None) is not None:
+            herder.engine.stop_connector(name)
         return
     with herder._state_lock:
         herder._live[name] = Live(target, len(configs), max(herder.group_generation, 0))

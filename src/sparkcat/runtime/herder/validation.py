@@ -14,7 +14,11 @@ Steps, as Kafka's ``AbstractHerder.validateConnectorConfig``:
    keys and values join the result;
 8. client overrides (``producer.override.*`` for sources and sinks with a DLQ,
    ``consumer.override.*`` for sinks, ``admin.override.*`` for sources with topic creation
-   and sinks with a DLQ) are checked against ``connector.client.config.override.policy``.
+   and sinks with a DLQ) are checked against ``connector.client.config.override.policy``;
+9. on a distributed worker, a source connector's exactly-once preflight (KIP-618):
+   ``exactly.once.support=required`` asks ``SourceConnector.exactly_once_support()`` and
+   ``transaction.boundary=connector`` asks ``can_define_transaction_boundaries()``; errors
+   carry Kafka's texts (:func:`validate_exactly_once`).
 
 Not done yet: step 1 (config-provider substitution) and step 7 (converter-specific key
 validation of ``key.converter.*`` etc.). sparkcat adds one check: ``max.batch.ms`` /
@@ -33,7 +37,11 @@ from sparkcat.api.config import ConfigValue
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import ConfigError
 from sparkcat.api.sink import SinkConnector
-from sparkcat.api.source import SourceConnector
+from sparkcat.api.source import (
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SourceConnector,
+)
 from sparkcat.runtime.connector_config import (
     CONNECTOR_CLASS_CONFIG,
     NAME_CONFIG,
@@ -112,6 +120,8 @@ def validate_connector_config(
     keys.update(own_def.config_keys())
     groups = list(enriched.groups())
     groups.extend(g for g in own_def.groups() if g not in groups)
+    if kind == "source" and _is_distributed(worker):
+        validate_exactly_once(props, validated, connector, _eos_enabled(worker))
     values = [*validated.values(), *own.config_values]
     _reject_nulls(props, values)
     infos = generate_result(connector_type, keys, values, groups)
@@ -199,6 +209,94 @@ def _validate_lease_bounds(
             entry.add_error_message(str(ConfigError(key, raw, "Value must be at least 1")))
 
 
+# -- exactly-once preflight (KIP-618; Kafka's DistributedHerder) -------------------------------
+EOS_NOT_ENABLED_MESSAGE = "This worker does not have exactly-once source support enabled."
+EOS_NULL_MESSAGE = (
+    "The connector does not implement the API required for preflight validation of "
+    "exactly-once source support. Please consult the documentation for the connector to "
+    "determine whether it supports exactly-once semantics, and then consider reconfiguring the "
+    'connector to use the value "requested" for this property (which will disable this '
+    "preflight check and allow the connector to be created)."
+)
+EOS_UNSUPPORTED_MESSAGE = (
+    "The connector does not support exactly-once semantics with the provided configuration."
+)
+BOUNDARY_NULL_MESSAGE = (
+    "This connector has returned a null value from its canDefineTransactionBoundaries method, "
+    "which is not permitted. The connector will be treated as if it cannot define its own "
+    "transaction boundaries, and cannot be configured with 'transaction.boundary' set to "
+    "'connector'."
+)
+BOUNDARY_UNSUPPORTED_MESSAGE = (
+    "The connector does not support connector-defined transaction boundaries with the given "
+    "configuration. Please reconfigure it to use a different transaction boundary definition."
+)
+
+
+def _is_distributed(worker: WorkerConfig) -> bool:
+    # Duck-typed: the herder layer does not import the distributed package.
+    return hasattr(type(worker), "exactly_once_source_enabled")
+
+
+def _eos_enabled(worker: WorkerConfig) -> bool:
+    return bool(getattr(worker, "exactly_once_source_enabled", False))
+
+
+def validate_exactly_once(
+    props: Mapping[str, str | None],
+    validated: dict[str, ConfigValue],
+    connector: SourceConnector,
+    worker_enabled: bool,
+) -> None:
+    """Kafka's ``validateSourceConnectorExactlyOnceSupport`` and
+    ``validateSourceConnectorTransactionBoundary``: errors go on the
+    ``exactly.once.support`` / ``transaction.boundary`` entries, only when those passed their
+    own validation."""
+    raw = {k: v for k, v in props.items() if v is not None}
+    support = validated.get("exactly.once.support")
+    if _chosen(support, "required"):
+        assert support is not None
+        if not worker_enabled:
+            support.add_error_message(EOS_NOT_ENABLED_MESSAGE)
+        _preflight(support, lambda: connector.exactly_once_support(raw), _eos_message)
+    boundary = validated.get("transaction.boundary")
+    if _chosen(boundary, "connector"):
+        assert boundary is not None
+        ask = lambda: connector.can_define_transaction_boundaries(raw)  # noqa: E731
+        _preflight(boundary, ask, _boundary_message)
+
+
+def _chosen(entry: ConfigValue | None, value: str) -> bool:
+    """The key passed its own validation and holds ``value`` (case-insensitive)."""
+    return entry is not None and not entry.error_messages and str(entry.value).lower() == value
+
+
+def _eos_message(answer: Any) -> str | None:
+    if answer is None:
+        return EOS_NULL_MESSAGE
+    return None if answer is ExactlyOnceSupport.SUPPORTED else EOS_UNSUPPORTED_MESSAGE
+
+
+def _boundary_message(answer: Any) -> str | None:
+    if answer is None:
+        return BOUNDARY_NULL_MESSAGE
+    return (
+        None if answer is ConnectorTransactionBoundaries.SUPPORTED else BOUNDARY_UNSUPPORTED_MESSAGE
+    )
+
+
+def _preflight(entry: ConfigValue, ask: Any, message_for: Any) -> None:
+    try:
+        message = message_for(ask())
+    except Exception as exc:
+        text = str(exc).strip()
+        message = "An unexpected error occurred during validation" + (
+            f": {text}" if text else "; please see the worker logs for more details."
+        )
+    if message is not None:
+        entry.add_error_message(message)
+
+
 def check_connector_name(name: str, config: Mapping[str, str | None]) -> dict[str, str | None]:
     """``config`` with ``name`` set; 400 if it holds a different name (Kafka's
     ``checkAndPutConnectorConfigName``)."""
@@ -218,4 +316,5 @@ __all__ = [
     "ensure_valid",
     "valid_config",
     "validate_connector_config",
+    "validate_exactly_once",
 ]

@@ -25,6 +25,12 @@ read the same.
 than one partition with Kafka's exact message (a :class:`ConfigError`). Every ``put_*``
 returns once its records are acked and read back (so :meth:`snapshot` shows them);
 ``put_task_configs`` first reads to the end, then writes the task records, then the commit.
+
+With ``exactly.once.source.support`` ``preparing`` or ``enabled`` the leader calls
+:meth:`claim_write_privileges`: from then on its writes (all but target states, which any
+worker writes) go through a transactional producer with ``transactional.id =
+connect-cluster-<group.id>``, whose ``init_transactions`` fences the previous leader's writer;
+a fenced (zombie) leader's writes fail instead of landing (KIP-618).
 """
 
 from __future__ import annotations
@@ -188,9 +194,12 @@ class KafkaConfigBackingStore:
         self._view = _ConfigView()
         self._listener: ConfigUpdateListener | None = None
         self._started = False
+        clients = internal_client_configs(worker, client_id)
+        self._producer_config = clients[0]
+        self._fencable: Any = None  # the leader's transactional producer, once claimed
         self._log = KafkaBasedLog(
             self.topic,
-            *internal_client_configs(worker, client_id),
+            *clients,
             self._consume,
             purpose=(CONFIG_TOPIC_CONFIG, "connector configurations"),
             partitions=1,
@@ -220,6 +229,27 @@ class KafkaConfigBackingStore:
 
     def refresh(self, timeout_s: float = 30.0) -> None:
         self._log.read_to_end(timeout_s)
+
+    def claim_write_privileges(self, transactional_id: str) -> None:
+        """Write through a transactional producer from now on (the leader with exactly-once
+        source support); fences any other writer with the same ``transactional_id``."""
+        from confluent_kafka import Producer
+
+        if self._fencable is not None:
+            return
+        config = dict(self._producer_config)
+        # librdkafka requires message.timeout.ms <= transaction.timeout.ms.
+        config.update({"transactional.id": transactional_id, "enable.idempotence": "true",
+                       "acks": "all", "linger.ms": "0", "delivery.timeout.ms": "60000",
+                       "transaction.timeout.ms": "60000"})  # fmt: skip
+        producer = Producer(config)
+        producer.init_transactions(_WRITE_TIMEOUT_S)
+        self._fencable = producer
+        log.info("Claimed write privileges on the config topic as %s", transactional_id)
+
+    def release_write_privileges(self) -> None:
+        """Back to the plain producer (this worker is no longer the leader)."""
+        self._fencable = None
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -266,7 +296,10 @@ class KafkaConfigBackingStore:
         raise ConnectError("Removal of tasks is not currently supported")
 
     def put_target_state(self, connector: str, state: TargetState) -> None:
-        self._write([config_record("target-state", connector, state)], "target state")
+        # Any worker writes target states (pause/resume), as Kafka: never transactional.
+        self._write(
+            [config_record("target-state", connector, state)], "target state", privileged=False
+        )
 
     def put_session_key(self, key: SessionKey) -> None:
         self._write([config_record("session-key", value=key)], "session key")
@@ -278,18 +311,51 @@ class KafkaConfigBackingStore:
         self._write([config_record("tasks-fencing", connector, task_count)], "task count record")
 
     def _write(
-        self, records: list[tuple[str, bytes | None]], what: str, deadline: float | None = None
+        self,
+        records: list[tuple[str, bytes | None]],
+        what: str,
+        deadline: float | None = None,
+        privileged: bool = True,
     ) -> None:
         end = deadline if deadline is not None else time.monotonic() + _WRITE_TIMEOUT_S
         try:
-            futures = [self._log.send(key.encode(), value) for key, value in records]
-            written: dict[int, int] = {}
-            for future in futures:
-                partition, offset = future.result(timeout=max(end - time.monotonic(), 0))
-                written[partition] = max(written.get(partition, 0), offset + 1)
+            if privileged and self._fencable is not None:
+                written = self._write_transaction(records, end)
+            else:
+                futures = [self._log.send(key.encode(), value) for key, value in records]
+                written = {}
+                for future in futures:
+                    partition, offset = future.result(timeout=max(end - time.monotonic(), 0))
+                    written[partition] = max(written.get(partition, 0), offset + 1)
             self._log.wait_until_consumed(written, end)
         except (ConnectError, TimeoutError) as exc:
             raise ConnectError(f"Error writing {what} to Kafka: {exc}") from exc
+
+    def _write_transaction(
+        self, records: list[tuple[str, bytes | None]], end: float
+    ) -> dict[int, int]:
+        """One transaction of the leader's fencable producer; ``{partition: offset + 1}``."""
+        from confluent_kafka import KafkaException
+
+        producer = self._fencable
+        written: dict[int, int] = {}
+
+        def delivered(err: Any, msg: Any) -> None:
+            if err is None:
+                p = msg.partition()
+                written[p] = max(written.get(p, 0), msg.offset() + 1)
+
+        try:
+            producer.begin_transaction()
+            for key, value in records:
+                producer.produce(self.topic, value, key.encode(), on_delivery=delivered)
+            producer.commit_transaction(max(end - time.monotonic(), 0.1))
+            producer.poll(0)  # serve the delivery reports
+        except KafkaException as exc:
+            # Fenced by a newer leader, or failed: this writer is done.
+            self._fencable = None
+            raise ConnectError(f"transactional write failed: {exc}") from exc
+        return written
 
     # -- reading the topic -------------------------------------------------------------------
 
