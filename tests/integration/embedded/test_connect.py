@@ -1,0 +1,144 @@
+"""``sparkcat.Connect`` in one process, on the test session's SparkSession and broker:
+KIP-26's example end to end, a member inside a session whose own query keeps running, and
+a rejected connector config."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.integration.embedded.conftest import (
+    JSON,
+    app_config,
+    create_topics,
+    lines_of,
+    new_app_id,
+    wait_for,
+)
+
+import sparkcat
+from sparkcat.embedded import ConnectorConfigError
+
+pytestmark = [pytest.mark.spark, pytest.mark.broker]
+
+TIMEOUT_S = 90.0
+
+
+def test_kip26_example_in_one_process(spark: Any, kafka_broker: Any, tmp_path: Path) -> None:
+    """FileStreamSource -> topic; read_stream -> value * 2, filter -> write_stream; a
+    FileStreamSink writes the second topic to a file: exactly the expected lines. A Struct
+    written with JsonConverter reads back as typed columns."""
+    from pyspark.sql import functions as F
+
+    servers = kafka_broker.bootstrap_servers
+    suffix = uuid.uuid4().hex[:8]
+    lines, doubled, pairs = f"lines-{suffix}", f"doubled-{suffix}", f"pairs-{suffix}"
+    create_topics(servers, lines, doubled, pairs)
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text("".join(f"{i}\n" for i in range(1, 21)))
+    read_back = None
+    with sparkcat.Connect(new_app_id("kip26"), app_config(servers), spark=spark) as connect:
+        source = connect.add_connector("numbers", {
+            "connector.class": "FileStreamSource", "file": str(source_file), "topic": lines,
+        })  # fmt: skip
+        assert source.topics(wait=True, timeout=TIMEOUT_S) == [lines]
+
+        numbers = connect.read_stream(lines)
+        assert numbers.columns == [
+            "key", "value", "topic", "partition", "offset", "timestamp", "headers"
+        ]  # fmt: skip
+        big = numbers.select((F.col("value").cast("int") * 2).alias("value")).where("value > 20")
+        connect.write_stream(big, doubled)
+        connect.write_stream(
+            big.select(F.col("value").alias("n"), F.lit("x").alias("label")), pairs, JSON
+        )
+        sink = connect.add_connector("doubled-file", {
+            "connector.class": "FileStreamSink", "file": str(sink_file), "topics": doubled,
+        })  # fmt: skip
+        assert sink.wait_running(TIMEOUT_S)["tasks"][0]["state"] == "RUNNING"
+
+        typed = connect.read_stream(pairs, JSON, timeout=TIMEOUT_S)
+        assert dict(typed.dtypes)["n"] == "int"
+        assert dict(typed.dtypes)["label"] == "string"
+        read_back = typed.writeStream.format("memory").queryName(f"pairs_{suffix}").start()
+        expected = sorted(str(2 * i) for i in range(11, 21))
+        wait_for(lambda: len(lines_of(sink_file)) >= len(expected), TIMEOUT_S, "the sink file")
+        assert sorted(lines_of(sink_file)) == expected
+        wait_for(lambda: spark.table(f"pairs_{suffix}").count() >= 10, TIMEOUT_S, "typed rows")
+        rows = spark.table(f"pairs_{suffix}").select("n", "label", "topic").collect()
+        assert sorted(r.n for r in rows) == [2 * i for i in range(11, 21)]
+        assert {(r.label, r.topic) for r in rows} == {("x", pairs)}
+        assert [c.name for c in connect.connectors()] == ["doubled-file", "numbers"]
+        queries = list(connect._queries)
+    read_back.stop()
+    assert connect.closed
+    assert not any(q.isActive for q in queries)  # write_stream's queries end with Connect
+
+
+def test_inside_a_session_with_a_running_user_query(
+    spark: Any, kafka_broker: Any, tmp_path: Path
+) -> None:
+    """Connect joins the active session (spark=None); the application's query and the
+    connectors both progress; close() leaves the application's query and session running."""
+    name = f"user_rate_{uuid.uuid4().hex[:8]}"
+    user_query = (
+        spark.readStream.format("rate").option("rowsPerSecond", 20).load()
+        .writeStream.format("memory").queryName(name).start()
+    )  # fmt: skip
+    try:
+        wait_for(lambda: spark.table(name).count() > 0, TIMEOUT_S, "the user's query")
+        topic = f"copy-{uuid.uuid4().hex[:8]}"
+        create_topics(kafka_broker.bootstrap_servers, topic)
+        source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+        source_file.write_text("".join(f"line {i}\n" for i in range(50)))
+        connect = sparkcat.Connect(
+            new_app_id("session"), app_config(kafka_broker.bootstrap_servers)
+        )
+        try:
+            assert connect.spark.sparkContext.applicationId == spark.sparkContext.applicationId
+            connect.add_connector("in", {"connector.class": "FileStreamSource",
+                                         "file": str(source_file), "topic": topic})  # fmt: skip
+            connect.add_connector("out", {"connector.class": "FileStreamSink",
+                                          "file": str(sink_file), "topics": topic})  # fmt: skip
+            before = spark.table(name).count()
+            wait_for(lambda: len(lines_of(sink_file)) >= 50, TIMEOUT_S, "the copied lines")
+            assert lines_of(sink_file) == [f"line {i}" for i in range(50)]
+            assert spark.table(name).count() > before
+        finally:
+            connect.close()
+        connect.close()  # idempotent
+        assert user_query.isActive
+        after = spark.table(name).count()
+        wait_for(lambda: spark.table(name).count() > after, TIMEOUT_S, "more user rows")
+        assert spark.range(5).count() == 5
+    finally:
+        user_query.stop()
+
+
+def test_a_bad_config_raises_kafkas_messages_and_creates_nothing(
+    spark: Any, kafka_broker: Any
+) -> None:
+    connect = sparkcat.Connect(
+        new_app_id("bad"), app_config(kafka_broker.bootstrap_servers), spark=spark
+    )
+    try:
+        with pytest.raises(ConnectorConfigError) as raised:
+            connect.add_connector("broken", {"connector.class": "FileStreamSink",
+                                             "tasks.max": "0"})  # fmt: skip
+        assert str(raised.value).startswith(
+            "Connector configuration is invalid and contains the following "
+            f"{len(raised.value.messages)} error(s):"
+        )
+        assert "Invalid value 0 for configuration tasks.max: Value must be at least 1" in (
+            raised.value.messages
+        )
+        assert "Must configure one of topics or topics.regex" in raised.value.messages
+        with pytest.raises(ConnectorConfigError, match="Failed to find any class"):
+            connect.add_connector("nope", {"connector.class": "NoSuchConnector"})
+        assert connect.connectors() == []
+    finally:
+        connect.close()
+    connect.close()
+    assert connect.closed
