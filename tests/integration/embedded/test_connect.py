@@ -4,6 +4,8 @@ a rejected connector config."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from tests.integration.embedded.conftest import (
     new_app_id,
     wait_for,
 )
+from tests.support.ports import free_port
 
 import sparkcat
 from sparkcat.embedded import ConnectorConfigError
@@ -120,10 +123,15 @@ def test_inside_a_session_with_a_running_user_query(
 def test_a_bad_config_raises_kafkas_messages_and_creates_nothing(
     spark: Any, kafka_broker: Any
 ) -> None:
-    connect = sparkcat.Connect(
-        new_app_id("bad"), app_config(kafka_broker.bootstrap_servers), spark=spark
-    )
+    """Also: ``rest=True`` serves Kafka's REST API from the application."""
+    listener = f"http://127.0.0.1:{free_port()}"
+    config = app_config(kafka_broker.bootstrap_servers, listeners=listener)
+    connect = sparkcat.Connect(new_app_id("bad"), config, spark=spark, rest=True)
     try:
+        assert connect.rest_url.rstrip("/") == listener
+        with urllib.request.urlopen(f"{listener}/connector-plugins", timeout=30) as answer:
+            plugins = {p["class"] for p in json.loads(answer.read())}
+        assert "org.apache.kafka.connect.file.FileStreamSinkConnector" in plugins
         with pytest.raises(ConnectorConfigError) as raised:
             connect.add_connector("broken", {"connector.class": "FileStreamSink",
                                              "tasks.max": "0"})  # fmt: skip
@@ -138,6 +146,8 @@ def test_a_bad_config_raises_kafkas_messages_and_creates_nothing(
         with pytest.raises(ConnectorConfigError, match="Failed to find any class"):
             connect.add_connector("nope", {"connector.class": "NoSuchConnector"})
         assert connect.connectors() == []
+        with urllib.request.urlopen(f"{listener}/connectors", timeout=30) as answer:
+            assert json.loads(answer.read()) == []
     finally:
         connect.close()
     connect.close()
