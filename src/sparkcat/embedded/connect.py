@@ -26,7 +26,7 @@ from sparkcat.api.errors import AlreadyExistsError, ConfigError, ConnectError
 from sparkcat.embedded.connector import Connector
 from sparkcat.embedded.errors import ConnectorConfigError
 from sparkcat.embedded.leader import call_leader
-from sparkcat.embedded.worker import EmbeddedWorker, worker_properties
+from sparkcat.embedded.worker import EmbeddedWorker, string_map, worker_properties
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ class Connect:
         with another config it raises ``AlreadyExistsError``.
         """
         herder = self._herder
-        props = {str(k): str(v) for k, v in config.items()}
+        props = string_map(config)
         props.setdefault("name", name)
         self._validate(props)
         body = {"name": name, "config": props}

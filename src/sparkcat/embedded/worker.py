@@ -37,13 +37,18 @@ def worker_properties(app_id: str, config: Mapping[str, Any], rest: bool) -> dic
         "key.converter": JSON_CONVERTER,
         "value.converter": JSON_CONVERTER,
     }
-    given = {str(k): str(v) for k, v in config.items()}
+    given = string_map(config)
     if "listeners" not in given:
         props["listeners"] = REST_LISTENER if rest else INTERNAL_LISTENER
         if not rest:
             props["rest.advertised.host.name"] = "127.0.0.1"
     props.update(given)
     return props
+
+
+def string_map(config: Mapping[str, Any]) -> dict[str, str]:
+    """A config given in Python values as Kafka's strings (``True`` -> ``"true"``)."""
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in config.items()}
 
 
 class EmbeddedWorker:
@@ -151,4 +156,4 @@ class EmbeddedWorker:
         self.configs = self.broker = None
 
 
-__all__ = ["EmbeddedWorker", "worker_properties"]
+__all__ = ["EmbeddedWorker", "string_map", "worker_properties"]

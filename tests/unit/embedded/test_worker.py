@@ -25,11 +25,12 @@ def test_defaults_follow_the_app_id() -> None:
 
 def test_given_keys_win() -> None:
     given = {"offset.storage.topic": "shared-offsets", "value.converter": "StringConverter",
-             "tasks.shutdown.graceful.timeout.ms": 1000}  # fmt: skip
+             "tasks.shutdown.graceful.timeout.ms": 1000, "topic.tracking.enable": True}  # fmt: skip
     props = worker_properties("orders", given, rest=False)
     assert props["offset.storage.topic"] == "shared-offsets"
     assert props["value.converter"] == "StringConverter"
     assert props["tasks.shutdown.graceful.timeout.ms"] == "1000"
+    assert props["topic.tracking.enable"] == "true"
 
 
 def test_rest_serves_kafkas_default_listener_unless_listeners_is_given() -> None:
