@@ -22,6 +22,7 @@ from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 from pyspark.sql.streaming.query import StreamingQuery
+from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 from sparkcat.api.data import Type
 from sparkcat.api.errors import ConnectError
@@ -32,6 +33,9 @@ log = logging.getLogger(__name__)
 READ_GROUP = "sparkcat-embedded-streams"
 _registered: set[int] = set()
 _register_lock = threading.Lock()
+_start_lock = threading.Lock()
+START_WAIT_S = 60.0
+START_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,26 @@ def write_stream(
     )  # fmt: skip
     if trigger:
         writer = writer.trigger(**trigger)
-    return writer.start()
+    return _start(writer)
+
+
+def _start(writer: DataStreamWriter) -> StreamingQuery:
+    """Start queries one at a time, and again when one died starting: Spark gives a starting
+    Python process 10 s to connect back, which several starting at once on a busy machine
+    miss (see ``ConnectorQuery.wait_started``). Nothing was read when that happens."""
+    with _start_lock:
+        for attempt in range(1, START_ATTEMPTS + 1):
+            query = writer.start()
+            deadline = time.monotonic() + START_WAIT_S
+            while query.isActive and time.monotonic() < deadline:
+                if query.status.get("message") != "Initializing sources":
+                    return query
+                time.sleep(0.05)
+            if query.isActive or "connect back" not in str(query.exception()):
+                return query
+            log.warning("A write_stream query died starting (attempt %d): %s", attempt,
+                        query.exception())  # fmt: skip
+        return query
 
 
 __all__ = [

@@ -48,14 +48,15 @@ def create_topics(bootstrap_servers: str, *names: str) -> None:
     ensure_topics(admin, [TopicSpec(name, 1, 1) for name in names])
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+def wait_for(condition: Callable[[], Any], timeout: float, what: str | Callable[[], str]) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+            described = what if isinstance(what, str) else what()
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {described}")
         time.sleep(0.2)
 
 
