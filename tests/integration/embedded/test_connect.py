@@ -1,6 +1,8 @@
-"""``sparkcat.Connect`` in one process, on the test session's SparkSession and broker:
-KIP-26's example end to end, a member inside a session whose own query keeps running, and
-a rejected connector config."""
+"""``sparkcat.Connect`` in one process, on the test session's SparkSession and broker: a
+member inside a session whose own query keeps running, and a rejected connector config.
+KIP-26's example end to end (FileStreamSource -> topic -> read_stream, value * 2 and a
+filter -> write_stream -> FileStreamSink -> exactly the expected lines; Struct values as
+typed columns) is docs/embedded.md, run by test_walkthrough.py."""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from typing import Any
 
 import pytest
 from tests.integration.embedded.conftest import (
-    JSON,
     app_config,
     create_topics,
     lines_of,
@@ -27,56 +28,6 @@ from sparkcat.embedded import ConnectorConfigError
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
 TIMEOUT_S = 180.0  # generous: the machine running the suite may be busy
-
-
-def test_kip26_example_in_one_process(spark: Any, kafka_broker: Any, tmp_path: Path) -> None:
-    """FileStreamSource -> topic; read_stream -> value * 2, filter -> write_stream; a
-    FileStreamSink writes the second topic to a file: exactly the expected lines. A Struct
-    written with JsonConverter reads back as typed columns."""
-    from pyspark.sql import functions as F
-
-    servers = kafka_broker.bootstrap_servers
-    suffix = uuid.uuid4().hex[:8]
-    lines, doubled, pairs = f"lines-{suffix}", f"doubled-{suffix}", f"pairs-{suffix}"
-    create_topics(servers, lines, doubled, pairs)
-    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
-    source_file.write_text("".join(f"{i}\n" for i in range(1, 21)))
-    with sparkcat.Connect(new_app_id("kip26"), app_config(servers), spark=spark) as connect:
-        source = connect.add_connector("numbers", {
-            "connector.class": "FileStreamSource", "file": str(source_file), "topic": lines,
-        })  # fmt: skip
-        assert source.topics(wait=True, timeout=TIMEOUT_S) == [lines]
-
-        numbers = connect.read_stream(lines)
-        assert numbers.columns == [
-            "key", "value", "topic", "partition", "offset", "timestamp", "headers"
-        ]  # fmt: skip
-        big = numbers.select((F.col("value").cast("int") * 2).alias("value")).where("value > 20")
-        connect.write_stream(big, doubled)
-        connect.write_stream(
-            big.select(F.col("value").alias("n"), F.lit("x").alias("label")), pairs, JSON
-        )
-        sink = connect.add_connector("doubled-file", {
-            "connector.class": "FileStreamSink", "file": str(sink_file), "topics": doubled,
-        })  # fmt: skip
-        assert sink.wait_running(TIMEOUT_S)["tasks"][0]["state"] == "RUNNING"
-
-        expected = sorted(str(2 * i) for i in range(11, 21))
-        wait_for(lambda: len(lines_of(sink_file)) >= len(expected), TIMEOUT_S,
-                 lambda: f"the sink file; {_diagnosis(connect, sink)}")  # fmt: skip
-        assert sorted(lines_of(sink_file)) == expected
-        # The Struct written with JsonConverter reads back as typed columns.
-        typed = connect.read_stream(pairs, JSON, timeout=TIMEOUT_S)
-        assert typed.dtypes[:3] == [("key", "string"), ("n", "int"), ("label", "string")]
-        assert [c.name for c in connect.connectors()] == ["doubled-file", "numbers"]
-        queries = list(connect._queries)
-    assert connect.closed
-    assert not any(q.isActive for q in queries)  # write_stream's queries end with Connect
-
-
-def _diagnosis(connect: Any, *handles: Any) -> str:
-    queries = [(q.status, q.exception(), q.lastProgress) for q in connect._queries]
-    return f"queries {queries}; statuses {[h.status() for h in handles]}"
 
 
 def test_inside_a_session_with_a_running_user_query(

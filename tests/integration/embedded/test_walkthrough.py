@@ -1,5 +1,10 @@
 """docs/embedded.md runs as written: its ``python`` blocks, in order, in one namespace, in
-this process (its ``SparkSession.builder.getOrCreate()`` finds the test session)."""
+this process (its ``SparkSession.builder.getOrCreate()`` finds the test session).
+
+The walkthrough is KIP-26's example in one process, and this is its test: FileStreamSource
+-> topic; ``read_stream`` -> ``value * 2`` and a filter -> ``write_stream``; FileStreamSink
+-> a file holding exactly the expected lines; a Struct written with JsonConverter read back
+as typed columns; ``close()`` stops the write queries and leaves the session usable."""
 
 from __future__ import annotations
 
