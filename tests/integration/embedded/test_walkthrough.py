@@ -30,6 +30,7 @@ def test_the_doc_has_the_walkthrough() -> None:
     assert any("sparkcat.Connect(" in block for block in blocks)
 
 
+@pytest.mark.slow
 def test_the_walkthrough_runs(spark: Any) -> None:
     namespace: dict[str, Any] = {"__name__": "walkthrough"}
     try:
