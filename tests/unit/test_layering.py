@@ -6,6 +6,7 @@
 | converters, transforms, connectors | api (+ their own third-party libs), never pyspark |
 | runtime | anything but pyspark and sparkcat.engine (its seam is sparkcat.runtime.engine_api) |
 | engine | anything but sparkcat.runtime.rest |
+| embedded | anything but pyspark (it reaches Spark through sparkcat.engine) and cli |
 | cli | everything; nothing imports it |
 """
 
@@ -19,6 +20,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "sparkcat"
 PLUGIN_LAYERS = ("converters", "transforms", "connectors")
+LOWER_LAYERS = ("api", *PLUGIN_LAYERS, "runtime", "engine", "kafka")
 
 
 def _module_name(path: Path) -> str:
@@ -88,6 +90,8 @@ def _violations(module: str, imported: str) -> str | None:
         return "runtime reaches the engine only through sparkcat.runtime.engine_api"
     if layer == "engine" and _under(imported, "sparkcat.runtime.rest"):
         return "engine does not import the REST layer"
+    if layer in LOWER_LAYERS and _under(imported, "sparkcat.embedded"):
+        return "nothing below the embedded API imports it"
     return None
 
 
@@ -126,6 +130,11 @@ def test_imports_respect_the_layers(path: Path) -> None:
         ("sparkcat.engine.source", "sparkcat.runtime.rest.app", False),
         ("sparkcat.runtime.rest.app", "sparkcat.cli", False),
         ("sparkcat.connectors.file.config", "sparkcat", True),
+        ("sparkcat.embedded.connect", "sparkcat.engine.streams", True),
+        ("sparkcat.embedded.connect", "sparkcat.runtime.distributed.herder", True),
+        ("sparkcat.embedded.connect", "pyspark.sql", False),
+        ("sparkcat.engine.streams", "sparkcat.embedded.errors", False),
+        ("sparkcat.runtime.distributed.herder", "sparkcat.embedded", False),
     ],
 )
 def test_the_rules_themselves(module: str, imported: str, allowed: bool) -> None:
