@@ -92,6 +92,7 @@ class RangeRun:
         if spec.get("schema") is not None:
             self.planned = self._schema_from(spec["schema"])
         self.fmt: str = spec["format"]
+        self.declared = bool(spec.get("declared"))
         self.ok_schemas: set[Schema] = set()
         self.config = clients.consumer_config(
             worker_config,
@@ -185,7 +186,7 @@ class RangeRun:
     def _problem(self, schema: Schema | None, value: Any) -> str | None:
         planned = self.planned
         if schema is None:
-            if planned is None and isinstance(value, dict):
+            if planned is None and self.declared and isinstance(value, dict):
                 return None  # schemaless under spark.value.schema
             return "the value has no schema (set spark.value.schema, or use a converter " \
                    "with schemas)"  # fmt: skip

@@ -265,6 +265,7 @@ class NativeSinkQuery:
             "worker_config": self._worker,
             "format": fmt,
             "schema": None if schema is None else base64.b64encode(pickle.dumps(schema)).decode(),
+            "declared": schema is None and bool(config.get(c.VALUE_SCHEMA_CONFIG)),
             "tasks": [{"task": t, "ranges": rs} for t, rs in sorted(ranges.items())],
         }
         frame = (
@@ -310,11 +311,18 @@ class NativeSinkQuery:
         elif table:
             if fmt == "delta":  # Delta's idempotent writes: a replayed batch is skipped
                 writer = writer.option("txnAppId", f"sparkcat-{self.name}").option(
-                    "txnVersion", str(max(o for _, _, o in offsets))
+                    "txnVersion", str(self._version_after(offsets))
                 )
             writer.saveAsTable(table)
         else:
             writer.save()
+
+    def _version_after(self, offsets: list[tuple[str, int, int]]) -> int:
+        """The sum of every partition's next offset once this write is in: it grows with
+        every write and is the same when a write is replayed (Delta's ``txnVersion``)."""
+        after = {(t, p): -1 if o is None else o for t, p, o in self._all_positions()}
+        after.update({(t, p): o for t, p, o in offsets})
+        return sum(max(o, 0) for o in after.values())
 
     def _schema_for(self, ranges: dict[int, list[Range]], fmt: str) -> tuple[Schema | None, Any]:
         """The Connect schema of this write (from its first records, converted and
@@ -353,13 +361,20 @@ class NativeSinkQuery:
                 batch = consumer.consume(wanted - len(messages), 0.5)
                 messages.extend(m for m in batch if m.error() is None and (m.offset() or 0) < end)
             for record in pipeline.to_sink_records(messages, {}, operator):
-                if record.value is None or record.value_schema is None:
+                if record.value is None:
+                    continue
+                where = f"{record.topic}-{record.kafka_partition}@{record.kafka_offset}"
+                if record.value_schema is None:
+                    if strict and not config.get(c.VALUE_SCHEMA_CONFIG):
+                        raise DataError(
+                            f"Record {where} has no value schema: set spark.value.schema, or "
+                            "use a converter with schemas (JsonConverter schemas.enable=true)"
+                        )
                     continue
                 problem = native_schema.unwritable(record.value_schema, fmt)
                 if problem is None:
                     return record.value_schema
                 if strict:
-                    where = f"{record.topic}-{record.kafka_partition}@{record.kafka_offset}"
                     raise DataError(f"Record {where} cannot be written: {problem}")
         return None
 

@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 TASK = 0
 FLUSH_TIMEOUT_S = 60.0
+# At most this many table rows per read (they pass through the worker's main process).
+TABLE_BATCH_ROWS = 100_000
 
 
 class NativeSourceQuery:
@@ -165,27 +167,33 @@ class NativeSourceQuery:
         config = self._plan.connector_config
         if config.get(c.PATH_CONFIG):
             partition = {c.PATH_CONFIG: config[c.PATH_CONFIG]}
-            frame, offsets = self._new_files(partition)
+            frame, file_offset = self._new_files(partition)
         else:
             partition = {c.TABLE_CONFIG: config[c.TABLE_CONFIG]}
-            frame, offsets = self._new_rows(partition)
+            frame, file_offset = self._new_rows(partition), None
         if frame is None:
             return 0
         table = frame.toArrow()
         if table.num_rows == 0:
-            if offsets:  # files without rows: remember them anyway
-                self._commit(partition, offsets[-1][1])
+            if file_offset is not None:  # files without rows: remember them anyway
+                self._commit(partition, file_offset)
             return 0
         schema = native_schema.connect_schema(frame.schema)
         values = native_schema.rows_to_structs(schema, table)
-        row_offsets = offsets if len(offsets) == len(values) else None
+        if file_offset is not None:
+            # A read of several files is one unit: its rows carry the last file's offset.
+            offsets = [file_offset] * len(values)
+        else:
+            column = config[c.INCREMENTING_COLUMN_CONFIG]
+            offsets = [{c.INCREMENTING_COLUMN_CONFIG: _jsonable(v)}
+                       for v in table.column(column).to_pylist()]  # fmt: skip
+        topic = config[c.TOPIC_CONFIG]
         records = [
-            SourceRecord(partition, row_offsets[i][1] if row_offsets else offsets[-1][1],
-                         config[c.TOPIC_CONFIG], None, None, None, schema, value)
-            for i, value in enumerate(values)
-        ]  # fmt: skip
+            SourceRecord(partition, offset, topic, None, None, None, schema, value)
+            for offset, value in zip(offsets, values, strict=True)
+        ]
         self._produce(records)
-        self._commit(partition, records[-1].source_offset)
+        self._commit(partition, offsets[-1])
         self._listener.on_records(self.name, TASK, len(records))
         return len(records)
 
@@ -202,9 +210,8 @@ class NativeSourceQuery:
 
     # -- paths -------------------------------------------------------------------------------
 
-    def _new_files(self, partition: dict[str, Any]) -> tuple[Any, list[tuple[Any, Any]]]:
-        """The next files after the stored offset, and one offset per file (the files' rows
-        share their file's offset; the frame's rows are not told apart per file)."""
+    def _new_files(self, partition: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+        """A frame of the next files after the stored offset, and the offset of the last."""
         config = self._plan.connector_config
         root = config[c.PATH_CONFIG]
         last = self._offsets.get(self.name, partition) or {}
@@ -212,15 +219,16 @@ class NativeSourceQuery:
         files = sorted(f for f in _list_files(self._session, root) if f > mark)
         files = files[: int(config.get(c.MAX_FILES_CONFIG) or 1000)]
         if not files:
-            return None, []
+            return None, None
         frame = self._reader().option("basePath", root).load([f for _, f in files])
-        offsets = [(f, {"mtime": m, "file": f}) for m, f in files]
-        # Rows carry the offset of the last file of this read: the read is one unit.
-        return frame, [(None, offsets[-1][1])]
+        mtime, name = files[-1]
+        return frame, {"mtime": mtime, "file": name}
 
     # -- tables ------------------------------------------------------------------------------
 
-    def _new_rows(self, partition: dict[str, Any]) -> tuple[Any, list[tuple[Any, Any]]]:
+    def _new_rows(self, partition: dict[str, Any]) -> Any:
+        """A frame of (at most TABLE_BATCH_ROWS) rows above the stored column value, in the
+        column's order; ``None`` when there are none."""
         from pyspark.sql import functions as f
 
         config = self._plan.connector_config
@@ -229,11 +237,7 @@ class NativeSourceQuery:
         frame = self._session.read.options(**c.spark_options(config)).table(config[c.TABLE_CONFIG])
         if last is not None:
             frame = frame.where(f.col(column) > f.lit(last))
-        frame = frame.orderBy(column)
-        values = [row[0] for row in frame.select(column).collect()]
-        if not values:
-            return None, []
-        return frame, [(None, {c.INCREMENTING_COLUMN_CONFIG: _jsonable(v)}) for v in values]
+        return frame.orderBy(column).limit(TABLE_BATCH_ROWS)
 
     # -- Kafka ---------------------------------------------------------------------------------
 
