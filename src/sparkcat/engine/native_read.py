@@ -27,6 +27,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sparkcat.api import Schema
+from sparkcat.api.batch import SinkRecordBatch
 from sparkcat.api.errors import ConnectError, DataError
 from sparkcat.kafka import clients
 from sparkcat.runtime.errors.errant import SINK_TASK_CLASS
@@ -160,6 +161,19 @@ class RangeRun:
         offsets: dict[tuple[str, int], int] = {}
         records = self.pipeline.to_sink_records(messages, offsets, self.errors.operator)
         planned = self.planned
+        if isinstance(records, SinkRecordBatch) and planned is not None:
+            # The columnar path: one schema object for the whole batch is the common case
+            # (list.count compares by identity first), checked against the plan once.
+            schemas, column = records.value_schemas(), records.values()
+            first = schemas[0] if schemas else None
+            if (
+                first is not None
+                and schemas.count(first) == len(schemas)
+                and (first in self.ok_schemas or self._problem(first, None) is None)
+                and None not in column
+            ):
+                self.ok_schemas.add(first)
+                return self.schema_of.to_record_batch(planned, column, self.target)
         values = []
         bad: list[tuple[Any, str]] = []
         for record in records:

@@ -359,7 +359,11 @@ class NativeSinkQuery:
             deadline = time.monotonic() + 30
             while len(messages) < wanted and time.monotonic() < deadline:
                 batch = consumer.consume(wanted - len(messages), 0.5)
-                messages.extend(m for m in batch if m.error() is None and (m.offset() or 0) < end)
+                messages.extend(
+                    m for m in batch
+                    if m.error() is None and m.topic() == topic and m.partition() == partition
+                    and (m.offset() or 0) < end
+                )  # fmt: skip
             for record in pipeline.to_sink_records(messages, {}, operator):
                 if record.value is None:
                     continue
