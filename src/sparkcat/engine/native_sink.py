@@ -33,12 +33,14 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from sparkcat.api import Schema
 from sparkcat.api.errors import DataError
+from sparkcat.api.records import TopicPartition
 from sparkcat.connectors.spark import config as c
 from sparkcat.engine import native_schema
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
 from sparkcat.engine.native_read import FORMAT as RANGES_FORMAT
 from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
+from sparkcat.kafka import admin as kafka_admin
 from sparkcat.kafka import clients
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.errors.metrics import ErrorHandlingMetrics
@@ -79,6 +81,7 @@ class NativeSinkQuery:
         self._thread: threading.Thread | None = None
         self._positions: SinkPositions | None = None
         self._consumer: Consumer | None = None
+        self._probe: Consumer | None = None
         self._log: CommitLog | None = None
         self._seq = 0
         self._last_write = time.monotonic()
@@ -156,9 +159,10 @@ class NativeSinkQuery:
         if self._positions is not None:
             self._positions.close()
             self._positions = None
-        if self._consumer is not None:
-            self._consumer.close()
-            self._consumer = None
+        for consumer in (self._consumer, self._probe):
+            if consumer is not None:
+                consumer.close()
+        self._consumer = self._probe = None
         self._log = None
 
     def _quiesce(self, timeout_s: float) -> None:
@@ -207,6 +211,9 @@ class NativeSinkQuery:
                 clients.consumer_group_id(self.name),
             )
         )  # fmt: skip
+        self._probe = Consumer(kafka_admin.end_offsets_probe_config(
+            clients.consumer_config(self._worker, config, f"connector-consumer-{self.name}-ends")
+        ))  # fmt: skip
         self._positions.refresh(force=True)
         path = config.get(c.PATH_CONFIG)
         if path:
@@ -237,12 +244,19 @@ class NativeSinkQuery:
         per_task = positions.assignment(len(self._plan.task_configs))
         available: dict[int, list[Range]] = {}
         pending = 0
+        assert self._probe is not None
+        # Not get_watermark_offsets(): ListOffsets(latest) falls short on the embedded broker.
+        ends = kafka_admin.end_offsets(
+            self._probe, [(t, p) for task in tasks for t, p, _ in per_task[task]]
+        )
         for task in tasks:
             for topic, partition, start in per_task[task]:
-                low, high = consumer.get_watermark_offsets(
-                    KafkaTopicPartition(topic, partition), timeout=10, cached=False
-                )
-                begin = low if start is None else max(start, low)
+                high = ends[TopicPartition(topic, partition)]
+                if start is None:
+                    start, _ = consumer.get_watermark_offsets(
+                        KafkaTopicPartition(topic, partition), timeout=10, cached=False
+                    )
+                begin = start
                 if high > begin:
                     available.setdefault(task, []).append((topic, partition, begin, high))
                     pending += high - begin
@@ -257,7 +271,9 @@ class NativeSinkQuery:
     def _write(self, ranges: dict[int, list[Range]]) -> None:
         config = self._plan.connector_config
         fmt = (config.get(c.FORMAT_CONFIG) or "parquet").strip().lower()
+        sampled = time.monotonic()
         schema, spark_schema = self._schema_for(ranges, fmt)
+        log.debug("%s: schema sampled in %.2f s", self.name, time.monotonic() - sampled)
         plan = {
             "connector": self.name,
             "generation": self._plan.generation,
