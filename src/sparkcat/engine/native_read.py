@@ -221,7 +221,11 @@ class RangeRun:
             where = f"{record.topic}-{record.kafka_partition}@{record.kafka_offset}"
             error = DataError(f"Record {where} cannot be written: {problem}")
             context = ProcessingContext(original if original is not None else record)
-            self.errors.operator.execute_failed(context, Stage.TASK_PUT, SINK_TASK_CLASS, error)
+            try:
+                self.errors.operator.execute_failed(context, Stage.TASK_PUT, SINK_TASK_CLASS, error)
+            except ConnectError as exc:
+                # Spark shows the Python worker's last exception only: say what failed in it.
+                raise ConnectError(f"{exc}: {error}") from error
 
 
 class RangeDataSource(DataSource):
