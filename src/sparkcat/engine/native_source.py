@@ -193,6 +193,7 @@ class NativeSourceQuery:
             for offset, value in zip(offsets, values, strict=True)
         ]
         self._produce(records)
+        log.debug("%s: %d records produced up to %s", self.name, len(records), offsets[-1])
         self._commit(partition, offsets[-1])
         self._listener.on_records(self.name, TASK, len(records))
         return len(records)

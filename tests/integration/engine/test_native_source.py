@@ -13,7 +13,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from confluent_kafka import Consumer
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from tests.integration.engine.test_native_sink import Listener, wait_for
 
 from sparkcat.connectors.spark import SparkSourceConnector
@@ -66,13 +66,24 @@ def write_parquet(directory: Path, name: str, ids: range) -> Path:
 
 
 class TopicReader:
+    """Reads the topic from its beginning once the connector created it (assign: no group,
+    and no subscription to a topic that does not exist yet)."""
+
     def __init__(self, servers: str, topic: str) -> None:
-        self.consumer = Consumer({"bootstrap.servers": servers, "group.id": f"r-{topic}",
-                                  "auto.offset.reset": "earliest"})  # fmt: skip
-        self.consumer.subscribe([topic])
+        self.topic = topic
+        self.consumer = Consumer({"bootstrap.servers": servers, "group.id": f"r-{topic}"})
+        self.assigned = False
         self.values: list[dict[str, Any]] = []
 
     def at_least(self, count: int) -> bool:
+        if not self.assigned:
+            topics = self.consumer.list_topics(timeout=10).topics
+            if self.topic not in topics or topics[self.topic].error is not None:
+                return False
+            partitions = topics[self.topic].partitions
+            self.consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
+                                  for p in partitions])  # fmt: skip
+            self.assigned = True
         for msg in self.consumer.consume(1000, 0.2):
             if msg.error() is None:
                 self.values.append(orjson.loads(msg.value()))
@@ -98,10 +109,15 @@ def test_parquet_files_to_kafka_with_new_files_and_an_smt(
     assert len(plan.task_configs) == 1
     engine.start_connector(plan, listener)
     reader = TopicReader(kafka_broker.bootstrap_servers, topic)
+
+    def read(count: int) -> bool:
+        assert not listener.traces, listener.traces
+        return reader.at_least(count)
+
     try:
-        wait_for(lambda: reader.at_least(500), 90, "the first two files")
+        wait_for(lambda: read(500), 120, "the first two files")
         newest = write_parquet(directory, "c.parquet", range(500, 650))
-        wait_for(lambda: reader.at_least(650), 30, "the file added while running")
+        wait_for(lambda: read(650), 60, "the file added while running")
         wait_for(lambda: store.get(name, {"spark.path": str(directory)}), 10, "offsets")
     finally:
         reader.consumer.close()
