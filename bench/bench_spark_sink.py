@@ -1,6 +1,7 @@
 """Kafka -> Parquet: SparkSinkConnector (Spark's own Parquet writer) vs a hand-written loop.
 
-    python bench/bench_spark_sink.py [--records N] [--flush-size N] [--tasks N] [--no-append]
+    python bench/bench_spark_sink.py [--records N] [--flush-size N] [--tasks N] [--no-warmup]
+                                     [--no-append]
 
 One topic of N JsonConverter envelopes (schemas.enable=true; a struct of id/name/region/
 amount, ~250 B), as bench_storage_sink.py produces them. Connector: a SparkEngine on a
@@ -107,6 +108,7 @@ def main() -> None:
     parser.add_argument("--flush-size", type=int, default=100_000)
     parser.add_argument("--tasks", type=int, default=1)
     parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--warmup", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
     n, flush = args.records, args.flush_size
     session = build_session({"spark.master": "local[4]", "spark.app.name": "bench-spark-sink"})
@@ -116,6 +118,11 @@ def main() -> None:
         worker = {"bootstrap.servers": servers, "key.converter": JSON, "value.converter": JSON}
         engine = SparkEngine(worker, MemoryOffsetStore(), session=session, state_dir=tmp)
         try:
+            if args.warmup:
+                # Spark's Python workers start (and import sparkcat) on the first write of a
+                # session: a one-off ~10-15 s that a long-running worker pays once.
+                produce(servers, "warmup", 1000)
+                connector(engine, "warmup", Path(tmp) / "warm", 1000, flush, args.tasks)
             hand_dir = Path(tmp) / "hand"
             hand_dir.mkdir()
             hc, hand_s = timed(hand_written, servers, "orders", hand_dir, n, flush)
@@ -127,7 +134,8 @@ def main() -> None:
         assert cc == n and rows == n and hc == n - n % flush, (cc, rows, hc)
     session.stop()
     line = (
-        f"| Kafka→Parquet, JsonConverter, flush.size={flush}, tasks={args.tasks} | {n:,} | "
+        f"| Kafka→Parquet, JsonConverter, flush.size={flush}, tasks={args.tasks}, "
+        f"{'warm' if args.warmup else 'cold (first write starts Python workers)'} | {n:,} | "
         f"{n / hand_s:,.0f} | {n / conn_s:,.0f} | {hand_s / conn_s:.2f} |"
     )
     print("| case | records | hand-written rec/s | SparkSinkConnector rec/s | ratio |")
