@@ -20,9 +20,13 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from sparkcat.api.errors import ConnectError, NotFoundError
+from sparkcat.connectors.spark.config import NATIVE_KEY
 from sparkcat.engine.connector_query import ConnectorQuery
 from sparkcat.engine.control_server import ControlServer
 from sparkcat.engine.datasource import LeaseDataSource
+from sparkcat.engine.native_read import RangeDataSource
+from sparkcat.engine.native_sink import NativeSinkQuery
+from sparkcat.engine.native_source import NativeSourceQuery
 from sparkcat.engine.session import build_session, spark_settings
 from sparkcat.engine.shipping import Shipment
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
@@ -33,6 +37,24 @@ log = logging.getLogger(__name__)
 # How long starting a connector waits for its query's source to come up before the next one
 # starts (see ConnectorQuery.wait_started); a slower start is not an error.
 QUERY_START_WAIT_S = 30.0
+
+
+def register_sources(session: SparkSession) -> None:
+    """The engine's Python data sources: the lease source, and the Kafka-range source of the
+    Spark-native sinks."""
+    session.dataSource.register(LeaseDataSource)
+    session.dataSource.register(RangeDataSource)
+
+
+def _handle_class(plan: ConnectorPlan) -> type[Any]:
+    """Spark-native connectors (their task configs carry ``sparkcat.native``) run through
+    Spark's own readers and writers; every other connector as leases of its tasks."""
+    native = plan.task_configs[0].get(NATIVE_KEY) if plan.task_configs else None
+    if native == "sink":
+        return NativeSinkQuery
+    if native == "source":
+        return NativeSourceQuery
+    return ConnectorQuery
 
 
 class _SessionHandle:
@@ -57,7 +79,7 @@ class _SessionHandle:
             session = build_session(worker_config)
             # Before registering: the data source's Python function captures the includes.
             self._shipment.attach(session.sparkContext)
-            session.dataSource.register(LeaseDataSource)
+            register_sources(session)
             self._session = session
         except BaseException as exc:  # surfaced to whoever needs the session
             self._error = exc
@@ -97,11 +119,11 @@ class SparkEngine:
         else:
             self.session = session
             self._shipment.attach(session.sparkContext)
-            session.dataSource.register(LeaseDataSource)
+            register_sources(session)
         self._own_state_dir = state_dir is None
         self._state_dir = Path(state_dir or tempfile.mkdtemp(prefix="sparkcat-plans-"))
         self._state_dir.mkdir(parents=True, exist_ok=True)
-        self._queries: dict[str, ConnectorQuery] = {}
+        self._queries: dict[str, Any] = {}  # ConnectorQuery or a native connector's handle
         # Leases may run on other hosts: early ends reach them over the network.
         self._control = ControlServer(settings)
         self._lock = threading.RLock()
@@ -121,25 +143,37 @@ class SparkEngine:
     def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
         """Returns at once; the query starts on the starter thread (see :meth:`_start`)."""
         with self._lock:
-            current = self._queries.get(plan.name)
-            if current is not None and current.failure is None and current.kind == plan.kind:
+            current: Any = self._queries.get(plan.name)
+            handle = _handle_class(plan)
+            if (
+                current is not None
+                and current.failure is None
+                and current.kind == plan.kind
+                and isinstance(current, handle)
+            ):
                 current.replace_plan(plan, self._stop_timeout_s)
                 return
             if current is not None:
                 current.stop(self._stop_timeout_s)
-            query = ConnectorQuery(
-                self.session,
-                plan,
-                listener,
-                self._worker,
-                self._offsets,
-                self._state_dir,
-                self._control,
-            )
+            query: Any
+            if handle is ConnectorQuery:
+                query = ConnectorQuery(
+                    self.session,
+                    plan,
+                    listener,
+                    self._worker,
+                    self._offsets,
+                    self._state_dir,
+                    self._control,
+                )
+            elif handle is NativeSinkQuery:
+                query = NativeSinkQuery(self.session, plan, listener, self._worker)
+            else:
+                query = NativeSourceQuery(self.session, plan, listener, self._worker, self._offsets)
             self._queries[plan.name] = query
         self._starter.submit(self._start, query, listener, len(plan.task_ids()))
 
-    def _start(self, query: ConnectorQuery, listener: EngineListener, tasks: int) -> None:
+    def _start(self, query: Any, listener: EngineListener, tasks: int) -> None:
         """Start queries one at a time: Spark gives a starting Python process 10 s to connect
         back, which several starting at once on a busy machine miss (the query then dies)."""
         try:
@@ -188,7 +222,7 @@ class SparkEngine:
         if self._own_state_dir:
             shutil.rmtree(self._state_dir, ignore_errors=True)
 
-    def _get(self, name: str) -> ConnectorQuery:
+    def _get(self, name: str) -> Any:
         with self._lock:
             query = self._queries.get(name)
         if query is None:

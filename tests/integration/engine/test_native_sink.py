@@ -1,0 +1,267 @@
+"""SparkSinkConnector on the real broker and the session's SparkSession: Kafka -> a
+partitioned Parquet directory, a catalog table, PostgreSQL through Spark's JDBC writer, and a
+value schema the writer cannot take (task FAILED naming the field, or the DLQ)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import sqlalchemy as sa
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from tests.integration.connectors.storage.conftest import SCHEMA, order, produce_orders
+from tests.support.jdbc_jars import missing_message, postgres_jar
+
+from sparkcat.connectors.spark import SparkSinkConnector
+from sparkcat.engine import SparkEngine
+from sparkcat.kafka import admin as kafka_admin
+from sparkcat.runtime.engine_api import ConnectorPlan
+from sparkcat.runtime.isolation.plugins import default_registry
+from sparkcat.runtime.stores.offsets import MemoryOffsetStore
+
+pytestmark = [pytest.mark.spark, pytest.mark.broker]
+
+PG_DB = "sparkcat_native_test"
+
+
+class Listener:
+    """The engine's view of the herder: states, traces and record counts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.states: dict[tuple[str, int], str] = {}
+        self.traces: dict[tuple[str, int], str] = {}
+        self.records: dict[str, int] = {}
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "RUNNING"
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "PAUSED"
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "FAILED"
+            self.traces[(connector, task)] = trace
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        self.on_task_failed(connector, -1, trace)
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self.lock:
+            self.records[connector] = self.records.get(connector, 0) + count
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def engine(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[SparkEngine]:
+    worker = {
+        "bootstrap.servers": kafka_broker.bootstrap_servers,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    }
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path))
+    yield engine
+    engine.close()
+
+
+def sink_plan(name: str, tasks: int = 1, **config: str) -> ConnectorPlan:
+    """The plan the herder makes: the connector's own task configs, with task.class."""
+    props = {"name": name, "connector.class": "SparkSinkConnector", **config}
+    connector = SparkSinkConnector()
+    assert not [v for v in connector.validate(props) if v.error_messages]
+    connector.start(props)
+    task_class = default_registry().class_name(connector.task_class())
+    configs = [dict(c, **{"task.class": task_class}) for c in connector.task_configs(tasks)]
+    return ConnectorPlan(name, "sink", props, configs)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def copied(listener: Listener, name: str, count: int) -> Callable[[], bool]:
+    def done() -> bool:
+        if any(k[0] == name for k in listener.traces):
+            raise AssertionError(f"{name} failed: {listener.traces}")
+        return listener.records.get(name, 0) >= count
+
+    return done
+
+
+def expected_rows(count: int) -> set[tuple[Any, ...]]:
+    return {tuple(order(i).values()) for i in range(count)}
+
+
+def test_kafka_to_a_parquet_directory_partitioned_by_a_field(
+    engine: SparkEngine, spark: Any, kafka_broker: Any, tmp_path: Path
+) -> None:
+    per_partition = 10_000
+    topic = produce_orders(kafka_broker.bootstrap_servers, 2, per_partition)
+    out = tmp_path / "orders"
+    name = unique("parquet")
+    listener = Listener()
+    plan = sink_plan(name, tasks=2, topics=topic, **{
+        "spark.path": str(out), "spark.partition.by": "region", "flush.size": "10000",
+        "spark.option.compression": "zstd",
+    })  # fmt: skip
+    engine.start_connector(plan, listener)
+    wait_for(copied(listener, name, 2 * per_partition), 120, "the sink to copy the topic")
+    engine.stop_connector(name)
+
+    frame = spark.read.parquet(str(out))
+    rows = {(r.id, r.name, r.region, r.amount) for r in frame.collect()}
+    assert frame.count() == 2 * per_partition
+    assert rows == {(o["id"], o["name"], o["region"], o["amount"])
+                    for o in map(order, range(2 * per_partition))}  # fmt: skip
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("_")) == [
+        "region=ap", "region=eu", "region=us",
+    ]  # fmt: skip
+    assert all(f.name.endswith(".zstd.parquet") for f in out.rglob("part-*"))
+    assert list((out / "_sparkcat_commits").rglob("*.json"))  # the commit log
+    assert not any((out / "_sparkcat_staging").rglob("part-*"))  # nothing left staged
+    assert listener.states[(name, 0)] == "RUNNING"
+
+
+def test_kafka_to_a_catalog_table(
+    engine: SparkEngine, spark: Any, kafka_broker: Any, tmp_path: Path
+) -> None:
+    topic = produce_orders(kafka_broker.bootstrap_servers, 1, 2000)
+    database = f"native_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {database} LOCATION '{tmp_path / 'warehouse'}'")
+    table = f"{database}.orders"
+    name = unique("table")
+    listener = Listener()
+    engine.start_connector(sink_plan(name, topics=topic, **{"spark.table": table}), listener)
+    wait_for(copied(listener, name, 2000), 90, "the sink to copy the topic")
+    engine.stop_connector(name)
+    frame = spark.table(table)
+    assert frame.count() == 2000
+    assert {r.id for r in frame.select("id").collect()} == set(range(2000))
+    spark.sql(f"DROP DATABASE {database} CASCADE")
+
+
+def _postgres() -> sa.Engine:
+    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+                             isolation_level="AUTOCOMMIT")  # fmt: skip
+    with admin.connect() as conn:
+        exists = conn.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (PG_DB,))
+        if not exists.scalar():
+            conn.exec_driver_sql(f"CREATE DATABASE {PG_DB}")
+    admin.dispose()
+    return sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}")
+
+
+def test_kafka_to_postgresql_through_spark_jdbc(engine: SparkEngine, kafka_broker: Any) -> None:
+    if postgres_jar() is None:
+        pytest.fail(missing_message())
+    database = _postgres()
+    table = f"orders_{uuid.uuid4().hex[:8]}"
+    topic = produce_orders(kafka_broker.bootstrap_servers, 2, 1500)
+    name = unique("jdbc")
+    listener = Listener()
+    plan = sink_plan(name, tasks=2, topics=topic, **{
+        "spark.format": "jdbc",
+        "spark.option.url": f"jdbc:postgresql://127.0.0.1:5432/{PG_DB}",
+        "spark.option.dbtable": table,
+        "spark.option.user": "postgres",
+        "spark.option.driver": "org.postgresql.Driver",
+    })  # fmt: skip
+    engine.start_connector(plan, listener)
+    wait_for(copied(listener, name, 3000), 90, "the sink to copy the topic")
+    engine.stop_connector(name)
+    try:
+        with database.connect() as conn:
+            rows = {tuple(r) for r in conn.exec_driver_sql(
+                f"SELECT id, name, region, amount FROM {table}")}  # fmt: skip
+            conn.exec_driver_sql(f"DROP TABLE {table}")
+            conn.commit()
+    finally:
+        database.dispose()
+    assert len(rows) == 3000
+    assert rows == {(o["id"], o["name"], o["region"], o["amount"])
+                    for o in map(order, range(3000))}  # fmt: skip
+
+
+STRUCT_KEYED = {
+    "type": "struct",
+    "optional": False,
+    "fields": [
+        {"field": "id", "type": "int64", "optional": False},
+        {"field": "lookup", "type": "map", "optional": False,
+         "keys": {"type": "struct", "optional": False,
+                  "fields": [{"field": "x", "type": "int32", "optional": False}]},
+         "values": {"type": "string", "optional": False}},
+    ],
+}  # fmt: skip
+
+
+def produce_mixed(servers: str) -> str:
+    """Records 0-9 and 20-29 are orders; 10-19 have a map with struct keys."""
+    topic = unique("mixed")
+    admin = AdminClient({"bootstrap.servers": servers})  # kept alive until the result
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
+    producer = Producer({"bootstrap.servers": servers})
+    for i in range(30):
+        if 10 <= i < 20:
+            payload = {"id": i, "lookup": [[{"x": i}, "v"]]}
+            value = orjson.dumps({"schema": STRUCT_KEYED, "payload": payload})
+        else:
+            value = orjson.dumps({"schema": SCHEMA, "payload": order(i)})
+        producer.produce(topic, value)
+    assert producer.flush(30) == 0
+    return topic
+
+
+def dlq_count(servers: str, topic: str) -> int:
+    """Records in the DLQ topic (0 until it exists); ends read from fetches (tansu)."""
+    admin = AdminClient({"bootstrap.servers": servers})
+    if topic not in admin.list_topics(timeout=10).topics:
+        return 0
+    ends = kafka_admin.end_offsets({"bootstrap.servers": servers}, [(topic, 0)])
+    return sum(ends.values())
+
+
+def test_a_schema_the_writer_cannot_take_fails_the_task_or_goes_to_the_dlq(
+    engine: SparkEngine, spark: Any, kafka_broker: Any, tmp_path: Path
+) -> None:
+    servers = kafka_broker.bootstrap_servers
+    topic = produce_mixed(servers)
+    strict, tolerant, dlq = unique("strict"), unique("tolerant"), unique("dlq")
+    listener = Listener()
+    engine.start_connector(
+        sink_plan(strict, topics=topic, **{"spark.path": str(tmp_path / "strict")}), listener
+    )
+    tolerant_config = {
+        "spark.path": str(tmp_path / "tolerant"),
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": dlq,
+        "errors.deadletterqueue.topic.replication.factor": "1",
+    }
+    engine.start_connector(sink_plan(tolerant, topics=topic, **tolerant_config), listener)
+    wait_for(lambda: listener.states.get((strict, 0)) == "FAILED", 90, "the strict task to fail")
+    assert "field 'lookup' is a map with struct keys" in listener.traces[(strict, 0)]
+    wait_for(lambda: listener.records.get(tolerant, 0) >= 30, 90, "the tolerant sink")
+    wait_for(lambda: dlq_count(servers, dlq) == 10, 30, "ten records in the DLQ")
+    engine.stop_connector(tolerant)
+    ids = {r.id for r in spark.read.parquet(str(tmp_path / "tolerant")).collect()}
+    assert ids == set(range(10)) | set(range(20, 30))
