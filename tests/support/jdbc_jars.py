@@ -18,12 +18,12 @@ def postgres_jar() -> Path | None:
     if POSTGRES_JAR.exists():
         return POSTGRES_JAR
     if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(
+        # a fresh machine may have no package lists yet: update them first
+        for command in (
+            ["apt-get", "update", "-q"],
             ["apt-get", "install", "-y", "--no-install-recommends", POSTGRES_PACKAGE],
-            check=False,
-            capture_output=True,
-            timeout=600,
-        )
+        ):
+            subprocess.run(command, check=False, capture_output=True, timeout=600)
     return POSTGRES_JAR if POSTGRES_JAR.exists() else None
 
 
