@@ -118,9 +118,11 @@ def test_plugins(capsys: pytest.CaptureFixture[str], url: str) -> None:
         ["io.confluent.connect.jdbc.JdbcSinkConnector", "sink"],
         ["io.confluent.connect.s3.S3SinkConnector", "sink"],
         ["org.apache.kafka.connect.file.FileStreamSinkConnector", "sink"],
+        ["sparkcat.connectors.spark.SparkSinkConnector", "sink"],
         ["sparkcat.connectors.storage.FileSystemSinkConnector", "sink"],
         ["io.confluent.connect.jdbc.JdbcSourceConnector", "source"],
         ["org.apache.kafka.connect.file.FileStreamSourceConnector", "source"],
+        ["sparkcat.connectors.spark.SparkSourceConnector", "source"],
     ]
     code, out, _ = run(capsys, url, "plugins", "list", "--all", "--json")
     assert code == 0

@@ -27,9 +27,11 @@ def test_connector_plugins(client: TestClient) -> None:
         ("io.confluent.connect.jdbc.JdbcSinkConnector", "sink"),
         ("io.confluent.connect.s3.S3SinkConnector", "sink"),
         (FILE_SINK, "sink"),
+        ("sparkcat.connectors.spark.SparkSinkConnector", "sink"),
         ("sparkcat.connectors.storage.FileSystemSinkConnector", "sink"),
         ("io.confluent.connect.jdbc.JdbcSourceConnector", "source"),
         (FILE_SOURCE, "source"),
+        ("sparkcat.connectors.spark.SparkSourceConnector", "source"),
     ]
     assert all(set(p) == {"class", "type", "version"} for p in plugins)
     everything = client.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
