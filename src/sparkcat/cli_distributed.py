@@ -18,10 +18,9 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sparkcat.api.errors import ConfigError, ConnectError
@@ -68,97 +67,38 @@ def run_distributed(args: Sequence[str]) -> int:
 
 
 class _DistributedWorker:
-    """What was started, to be stopped in reverse order."""
+    """One member (the same assembly as the embedded API's), run until a signal stops it."""
 
     def __init__(self, config: Any) -> None:
-        self.config = config
-        self.offsets: Any = None
-        self.statuses: Any = None
-        self.configs: Any = None
-        self.engine: Any = None
-        self.rest: Any = None
-        self.herder: Any = None
+        from sparkcat.embedded.worker import EmbeddedWorker
+
+        self.member = EmbeddedWorker(config)
         self.stop_event = threading.Event()
 
     def run(self) -> int:
         try:
-            self._start_stores()
+            self.member.start_stores()
         except ConfigError as exc:
-            self._shutdown()
+            self.member.stop()
             return _fail(str(exc))  # the last line, after the shutdown's log lines
         try:
-            self._start_worker()
+            self.member.start_herder(None)
             self._install_signal_handlers()
-            self.engine.wait_ready()
+            self.member.engine.wait_ready()
             self.stop_event.wait()
             return 0
         except (ConnectError, OSError) as exc:
             log.error("sparkcat worker failed: %s", exc)
             return 3
         finally:
-            self._shutdown()
-
-    def _start_stores(self) -> None:
-        from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
-        from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
-        from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
-
-        worker = self.config.strings()
-        self.configs = KafkaConfigBackingStore(worker)
-        self.configs.start()
-        self.offsets = KafkaOffsetBackingStore(worker)
-        self.offsets.start()
-        self.statuses = KafkaStatusBackingStore(worker)
-        self.statuses.start()
-
-    def _start_worker(self) -> None:
-        from sparkcat.cli_support import cluster_id
-        from sparkcat.engine import SparkEngine  # lazily: it imports pyspark
-        from sparkcat.runtime.distributed.forwarding import install
-        from sparkcat.runtime.distributed.herder import DistributedHerder
-        from sparkcat.runtime.isolation.plugins import default_registry
-        from sparkcat.runtime.rest.app import create_app
-        from sparkcat.runtime.rest.server import RestServer
-
-        self.engine = SparkEngine(self.config.strings(), self.offsets)
-        registry = default_registry(self.config.plugin_path())
-        self.herder = DistributedHerder(
-            self.config, self.engine, self.offsets, registry, "", self.configs, self.statuses, ""
-        )
-        self.herder.kafka_cluster_id = cluster_id(self.config)
-        app = create_app(self.herder)
-        install(app, self.herder)
-        self.rest = RestServer(app, self.config.get_list("listeners")).start()
-        host = self.config.get("rest.advertised.host.name") or socket.gethostname()
-        port = self.config.get("rest.advertised.port") or self.rest.port
-        self.herder.worker_id = f"{host}:{port}"
-        self.herder.rest_url = self.config.advertised_url(host, self.rest.port)
-        log.info("REST server listening at %s (advertised %s)", self.rest.url,
-                 self.herder.rest_url)  # fmt: skip
-        self.herder.start()
+            log.info("sparkcat is shutting down")
+            self.member.stop()
 
     def _install_signal_handlers(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stop_event.set())
-
-    def _shutdown(self) -> None:
-        log.info("sparkcat is shutting down")
-        steps: list[tuple[str, Callable[[], object]]] = [
-            ("herder", lambda: self.herder and self.herder.stop()),
-            ("REST server", lambda: self.rest and self.rest.stop()),
-            ("engine", lambda: self.engine and self.engine.close()),
-            ("status store", lambda: self.statuses and (self.statuses.flush(),
-                                                         self.statuses.stop())),
-            ("offset store", lambda: self.offsets and self.offsets.close()),
-            ("config store", lambda: self.configs and self.configs.stop()),
-        ]  # fmt: skip
-        for what, step in steps:
-            try:
-                step()
-            except Exception:
-                log.exception("Could not stop the %s cleanly", what)
 
 
 __all__ = ["distributed_main", "run_distributed"]

@@ -1,7 +1,8 @@
-"""The parts of one embedded cluster member, started and stopped in the distributed CLI's
-order (:mod:`sparkcat.cli_distributed`): the embedded broker when there is no
-``bootstrap.servers``, the three internal topics, the Spark engine on the application's
-SparkSession, the distributed herder, its REST endpoint, then the group membership.
+"""The parts of one distributed member, started and stopped in order — used by the embedded
+API and by ``sparkcat distributed`` (:mod:`sparkcat.cli_distributed`) alike: the embedded
+broker when there is no ``bootstrap.servers``, the three internal topics, the Spark engine
+(on the application's SparkSession, or its own), the distributed herder, its REST endpoint,
+then the group membership.
 
 The REST endpoint always runs: followers forward leader-only writes to the leader over it,
 as in Kafka. Without ``rest=True`` or a ``listeners`` key it listens on a free loopback
@@ -68,8 +69,8 @@ class EmbeddedWorker:
         """Start every part; on failure, stop what was started and raise."""
         try:
             self._start_broker()
-            self._start_stores()
-            self._start_herder(session)
+            self.start_stores()
+            self.start_herder(session)
             if not self.herder.wait_stable(join_timeout_s):
                 from sparkcat.api.errors import ConnectError
 
@@ -97,7 +98,9 @@ class EmbeddedWorker:
             }
         )
 
-    def _start_stores(self) -> None:
+    def start_stores(self) -> None:
+        """The three internal topics, read to their ends (ConfigError: a topic Kafka would
+        refuse, e.g. a config topic of two partitions)."""
         from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
         from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
         from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
@@ -110,7 +113,9 @@ class EmbeddedWorker:
         self.statuses = KafkaStatusBackingStore(worker)
         self.statuses.start()
 
-    def _start_herder(self, session: Any) -> None:
+    def start_herder(self, session: Any) -> None:
+        """The Spark engine (on ``session``, or a new one when None), the distributed herder
+        and its REST endpoint; the herder joins the group."""
         from sparkcat.cli_support import cluster_id
         from sparkcat.engine import SparkEngine
         from sparkcat.runtime.distributed.forwarding import install
@@ -132,8 +137,9 @@ class EmbeddedWorker:
         port = self.config.get("rest.advertised.port") or self.rest.port
         self.herder.worker_id = f"{host}:{port}"
         self.herder.rest_url = self.config.advertised_url(host, self.rest.port)
-        log.info("Connect member %s of group %s (REST at %s)", self.herder.worker_id,
-                 self.config.group_id, self.rest.url)  # fmt: skip
+        log.info("Connect member %s of group %s (REST at %s, advertised %s)",
+                 self.herder.worker_id, self.config.group_id, self.rest.url,
+                 self.herder.rest_url)  # fmt: skip
         self.herder.start()
 
     def stop(self) -> None:
