@@ -21,9 +21,7 @@ from __future__ import annotations
 import base64
 import logging
 import pickle
-import threading
 import time
-import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,8 +35,8 @@ from sparkcat.api.records import TopicPartition
 from sparkcat.connectors.spark import config as c
 from sparkcat.engine import native_schema
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
+from sparkcat.engine.native_loop import NativeLoop
 from sparkcat.engine.native_read import FORMAT as RANGES_FORMAT
-from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.kafka import admin as kafka_admin
 from sparkcat.kafka import clients
@@ -57,7 +55,7 @@ SAMPLE_RECORDS = 500
 IDLE_WAIT_S = 0.2
 
 
-class NativeSinkQuery:
+class NativeSinkQuery(NativeLoop):
     """The data plane of one SparkSinkConnector (the engine's per-connector handle)."""
 
     kind = "sink"
@@ -69,16 +67,7 @@ class NativeSinkQuery:
         listener: EngineListener,
         worker_config: Mapping[str, str],
     ) -> None:
-        self.name = plan.name
-        self._session = session
-        self._listener = listener
-        self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
-        self._lock = threading.Condition()
-        self._plan = plan
-        self._paused = plan.paused
-        self._failed = False
-        self._closing = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__(session, plan, listener, worker_config)
         self._positions: SinkPositions | None = None
         self._consumer: Consumer | None = None
         self._probe: Consumer | None = None
@@ -86,74 +75,24 @@ class NativeSinkQuery:
         self._seq = 0
         self._last_write = time.monotonic()
         self._schema: Schema | None = None
-        self._busy = False
-        self.failure: str | None = None
 
-    # -- the engine's handle ----------------------------------------------------------------
+    # -- hooks of NativeLoop ----------------------------------------------------------------
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"native-{self.name}", daemon=True)
-        self._thread.start()
-        if self._paused:
-            self._each_task(self._listener.on_task_paused)
+    def _idle_wait_s(self) -> float:
+        return IDLE_WAIT_S
 
-    def wait_started(self, timeout_s: float) -> None:
-        """Nothing to wait for: the loop starts its Spark jobs itself."""
+    def _forget(self) -> None:
+        self._schema = None
+        self._positions_reset()
 
-    def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
-        self._quiesce(timeout_s)
-        with self._lock:
-            self._plan = plan
-            self._paused = plan.paused
-            self._failed = False
-            self._schema = None
-            self._positions_reset()
-            self._lock.notify_all()
+    def _restarted(self) -> None:
+        self._schema = None
 
-    def pause(self) -> None:
-        with self._lock:
-            self._paused = True
-        self._each_task(self._listener.on_task_paused)
-
-    def resume(self) -> None:
-        with self._lock:
-            self._paused = False
-            self._lock.notify_all()
-        if not self._failed:
-            self._each_task(self._listener.on_task_running)
-
-    def restart_task(self, task: int) -> None:
-        with self._lock:
-            self._failed = False
-            self._schema = None
-            self._lock.notify_all()
-
-    def stop(self, timeout_s: float) -> None:
-        self._closing.set()
-        with self._lock:
-            self._lock.notify_all()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout_s)
-            if thread.is_alive():
-                log.warning("%s: the write in flight did not end in %.0f s; cancelling it",
-                            self.name, timeout_s)  # fmt: skip
-                self._session.sparkContext.cancelJobGroup(self._job_group())
-                thread.join(timeout_s)
+    def _stopped(self) -> None:
         with self._lock:
             self._positions_reset()
-
-    def tick(self) -> None:
-        """The loop runs on its own thread."""
 
     # -- internals ---------------------------------------------------------------------------
-
-    def _job_group(self) -> str:
-        return f"sparkcat-native-{self.name}"
-
-    def _each_task(self, callback: Any, *args: Any) -> None:
-        for task in self._plan.task_ids():
-            callback(self.name, task, *args)
 
     def _positions_reset(self) -> None:
         if self._positions is not None:
@@ -164,42 +103,6 @@ class NativeSinkQuery:
                 consumer.close()
         self._consumer = self._probe = None
         self._log = None
-
-    def _quiesce(self, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        with self._lock:
-            self._paused = True
-            while self._busy and time.monotonic() < deadline:
-                self._lock.wait(0.2)
-
-    def _run(self) -> None:
-        sc = self._session.sparkContext
-        sc.setLocalProperty("spark.scheduler.pool", POOL)
-        sc.setJobGroup(self._job_group(), f"sparkcat connector {self.name}", True)
-        while not self._closing.is_set():
-            with self._lock:
-                if self._paused or self._failed:
-                    self._lock.wait(1.0)
-                    continue
-                self._busy = True
-            wrote = False
-            try:
-                wrote = self._cycle()
-            except Exception:
-                trace = traceback.format_exc()
-                if self._closing.is_set():
-                    break
-                log.error("Connector %s failed: %s", self.name, trace)
-                with self._lock:
-                    self._failed = True
-                    self._positions_reset()
-                self._each_task(self._listener.on_task_failed, trace)
-            finally:
-                with self._lock:
-                    self._busy = False
-                    self._lock.notify_all()
-            if not wrote:
-                self._closing.wait(IDLE_WAIT_S)
 
     def _setup(self) -> None:
         """Clients, and recovery from the commit log (path targets)."""

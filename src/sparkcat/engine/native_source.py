@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
-import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +30,7 @@ from sparkcat.api.errors import ConnectError
 from sparkcat.api.records import SourceRecord
 from sparkcat.connectors.spark import config as c
 from sparkcat.engine import native_schema
-from sparkcat.engine.session import POOL
+from sparkcat.engine.native_loop import NativeLoop
 from sparkcat.kafka import clients
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.errors.task import TaskErrorHandling
@@ -49,7 +47,7 @@ FLUSH_TIMEOUT_S = 60.0
 TABLE_BATCH_ROWS = 100_000
 
 
-class NativeSourceQuery:
+class NativeSourceQuery(NativeLoop):
     """The data plane of one SparkSourceConnector (the engine's per-connector handle)."""
 
     kind = "source"
@@ -62,106 +60,26 @@ class NativeSourceQuery:
         worker_config: Mapping[str, str],
         offset_store: OffsetStore,
     ) -> None:
-        self.name = plan.name
-        self._session = session
-        self._listener = listener
-        self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
+        super().__init__(session, plan, listener, worker_config)
         self._offsets = offset_store
-        self._plan = plan
-        self._lock = threading.Condition()
-        self._paused = plan.paused
-        self._failed = False
-        self._busy = False
-        self._closing = threading.Event()
-        self._thread: threading.Thread | None = None
         self._producer: Producer | None = None
-        self.failure: str | None = None
 
-    # -- the engine's handle ----------------------------------------------------------------
+    # -- hooks of NativeLoop ----------------------------------------------------------------
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"native-{self.name}", daemon=True)
-        self._thread.start()
-        callback = self._listener.on_task_paused if self._paused else self._listener.on_task_running
-        callback(self.name, TASK)
+    def _tasks(self) -> tuple[int, ...]:
+        return (TASK,)  # one reader of the whole path or table
 
-    def wait_started(self, timeout_s: float) -> None:
-        """Nothing to wait for."""
-
-    def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
-        with self._lock:
-            self._paused = True
-            while self._busy:
-                self._lock.wait(0.2)
-            self._plan = plan
-            self._paused = plan.paused
-            self._failed = False
-            self._lock.notify_all()
-
-    def pause(self) -> None:
-        with self._lock:
-            self._paused = True
-        self._listener.on_task_paused(self.name, TASK)
-
-    def resume(self) -> None:
-        with self._lock:
-            self._paused = False
-            self._lock.notify_all()
+    def _started(self) -> None:
         self._listener.on_task_running(self.name, TASK)
 
-    def restart_task(self, task: int) -> None:
-        with self._lock:
-            self._failed = False
-            self._lock.notify_all()
+    def _idle_wait_s(self) -> float:
+        return int(self._plan.connector_config.get(c.POLL_INTERVAL_MS_CONFIG) or 1000) / 1000.0
 
-    def stop(self, timeout_s: float) -> None:
-        self._closing.set()
-        with self._lock:
-            self._lock.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-            if self._thread.is_alive():
-                self._session.sparkContext.cancelJobGroup(self._job_group())
-                self._thread.join(timeout_s)
+    def _stopped(self) -> None:
         if self._producer is not None:
             self._producer.flush(5)
 
-    def tick(self) -> None:
-        """The loop runs on its own thread."""
-
     # -- internals ---------------------------------------------------------------------------
-
-    def _job_group(self) -> str:
-        return f"sparkcat-native-{self.name}"
-
-    def _run(self) -> None:
-        sc = self._session.sparkContext
-        sc.setLocalProperty("spark.scheduler.pool", POOL)
-        sc.setJobGroup(self._job_group(), f"sparkcat connector {self.name}", True)
-        while not self._closing.is_set():
-            with self._lock:
-                if self._paused or self._failed:
-                    self._lock.wait(1.0)
-                    continue
-                self._busy = True
-            copied = 0
-            try:
-                copied = self._cycle()
-            except Exception:
-                trace = traceback.format_exc()
-                if self._closing.is_set():
-                    break
-                log.error("Connector %s failed: %s", self.name, trace)
-                with self._lock:
-                    self._failed = True
-                self._listener.on_task_failed(self.name, TASK, trace)
-            finally:
-                with self._lock:
-                    self._busy = False
-                    self._lock.notify_all()
-            if not copied:
-                interval = int(self._plan.connector_config.get(c.POLL_INTERVAL_MS_CONFIG) or 1000)
-                self._closing.wait(interval / 1000.0)
 
     def _cycle(self) -> int:
         config = self._plan.connector_config
