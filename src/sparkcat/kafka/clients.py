@@ -220,8 +220,23 @@ def admin_config(
         for key, value in worker.items()
         if not key.startswith(("admin.", "producer.", "consumer."))
     }
-    framework = {**_base(worker, client_id), **to_librdkafka(inherited, "admin", quiet=True)}
+    framework = {
+        **_base(worker, client_id),
+        **to_librdkafka(_resolved(worker, inherited), "admin", quiet=True),
+    }
     return _layered("admin", {}, framework, worker, connector_overrides, "admin.")
+
+
+def _resolved(worker: Mapping[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """One layer of Kafka client settings with config-provider variables resolved
+    (``${file:...}`` in ``sasl.jaas.config``, ``ssl.key.password``, ...) by the providers
+    ``worker`` declares. Clients are built where they run, so this is the last moment (see
+    :mod:`sparkcat.runtime.config_provider`); the dicts that travel hold the variables."""
+    if not any(isinstance(v, str) and "${" in v for v in config.values()):
+        return config
+    from sparkcat.runtime.config_provider import resolve
+
+    return {**config, **resolve(worker, {k: v for k, v in config.items() if isinstance(v, str)})}
 
 
 def to_librdkafka(
@@ -275,9 +290,10 @@ def _layered(
 ) -> dict[str, str]:
     config = dict(defaults)
     config.update(framework)
-    config.update(to_librdkafka(_with_prefix(worker, prefix), kind))
+    config.update(to_librdkafka(_resolved(worker, _with_prefix(worker, prefix)), kind))
     if connector:
-        config.update(to_librdkafka(_with_prefix(connector, prefix[:-1] + ".override."), kind))
+        overrides = _with_prefix(connector, prefix[:-1] + ".override.")
+        config.update(to_librdkafka(_resolved(worker, overrides), kind))
     return config
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer
@@ -202,3 +203,37 @@ def test_librdkafka_info_lines_stay_off_the_terminal() -> None:
     ):
         assert config["log_level"] == "4"
         make(dict(config))
+
+
+def test_security_keys_pass_through_to_every_client() -> None:
+    security = {"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
+                "ssl.ca.location": "/etc/ca.pem"}  # fmt: skip
+    worker = {**WORKER, **{f"{kind}.{k}": v for kind in ("producer", "consumer", "admin")
+                           for k, v in security.items()}}  # fmt: skip
+    for config in (producer_config(worker), consumer_config(worker), admin_config(worker)):
+        assert {k: config[k] for k in security} == security
+
+
+def test_config_provider_variables_resolve_in_client_configs(tmp_path: Path) -> None:
+    (tmp_path / "kafka.properties").write_text("user=alice\npassword=s3cret\n")
+    ref = f"${{file:{tmp_path / 'kafka.properties'}"
+    jaas = (
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="{ref}:user}}" password="{ref}:password}}";'
+    )
+    worker = {
+        **WORKER,
+        "config.providers": "file",
+        "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+        "producer.sasl.jaas.config": jaas,
+        "ssl.key.password": f"{ref}:password}}",
+    }
+    producer = producer_config(worker)
+    assert (producer["sasl.username"], producer["sasl.password"]) == ("alice", "s3cret")
+    assert admin_config(worker)["ssl.key.password"] == "s3cret"
+    # A whole-value variable is resolved before the JAAS line is translated.
+    plain = "org.apache.kafka.common.security.plain.PlainLoginModule required"
+    (tmp_path / "jaas.properties").write_text(f'jaas={plain} username="bob" password="pw";\n')
+    whole = f"${{file:{tmp_path / 'jaas.properties'}:jaas}}"
+    overridden = producer_config(worker, {"producer.override.sasl.jaas.config": whole})
+    assert (overridden["sasl.username"], overridden["sasl.password"]) == ("bob", "pw")

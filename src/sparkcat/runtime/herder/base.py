@@ -32,6 +32,7 @@ from typing import Any
 
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
+from sparkcat.runtime.config_provider import WorkerConfigTransformer, reverse_transform
 from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine
 from sparkcat.runtime.herder.config import HerderConfigMixin
@@ -100,6 +101,13 @@ class AbstractHerder(
         self._ready = threading.Event()
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
         self.commit = "unknown"
+        # Connector configs stay unresolved (``${provider:path:key}``) in every store, plan
+        # and answer; they are resolved only for Connector.start (and on executors for
+        # tasks). A TTL expiry with changed values restarts the connector and its tasks.
+        self.config_transformer = WorkerConfigTransformer(
+            {k: str(v) for k, v in worker_config.originals().items() if v is not None},
+            self._reload_connector,
+        )
 
     # -- readiness (GET /health) -------------------------------------------------------------
     def mark_ready(self) -> None:
@@ -244,6 +252,7 @@ class AbstractHerder(
             if managed.context is not None:
                 managed.context.close()
             self._stop_instance(managed)
+            self.config_transformer.cancel(name)
             if managed.planned:
                 self.engine.stop_connector(name)
             del self._connectors[name]
@@ -351,11 +360,19 @@ class AbstractHerder(
             managed.instance = instance
         return managed.instance
 
+    def _reload_connector(self, name: str) -> None:
+        """``config.action.reload=restart``: a provider's values changed after their TTL."""
+        try:
+            self.restart_connector(name, include_tasks=True)
+        except NotFoundError:
+            self.config_transformer.cancel(name)
+
     def _start_instance(self, managed: ManagedConnector) -> bool:
-        """``start(config)`` on the connector instance; FAILED with trace if it raises."""
+        """``start(config)`` on the connector instance, with the config's variables
+        resolved; FAILED with trace if resolution or ``start`` raises."""
         try:
             instance = self._ensure_instance(managed)
-            instance.start(dict(managed.config))
+            instance.start(self.config_transformer.transform(managed.name, managed.config))
         except Exception as exc:
             self.metrics.connector_started(False)
             self.fail_connector(managed, exc)
@@ -427,7 +444,8 @@ class AbstractHerder(
                     if key in managed.config:
                         full[key] = managed.config[key]
             configs.append(full)
-        return configs
+        # The connector saw resolved values: put the variables back before storing.
+        return reverse_transform(managed.config, configs)
 
     def push_plan(self, managed: ManagedConnector) -> None:
         """Hand the connector's current task configs to the engine (or stop its query when

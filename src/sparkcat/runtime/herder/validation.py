@@ -29,7 +29,7 @@ without a definition, so the defined keys stay exactly Kafka's).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sparkcat.api._config_types import render
@@ -42,6 +42,7 @@ from sparkcat.api.source import (
     ExactlyOnceSupport,
     SourceConnector,
 )
+from sparkcat.runtime.config_provider import keys_with_variables, resolve
 from sparkcat.runtime.connector_config import (
     CONNECTOR_CLASS_CONFIG,
     NAME_CONFIG,
@@ -94,6 +95,8 @@ def validate_connector_config(
 ) -> Validation:
     """Run the pipeline over ``props``; never raises for invalid values (they are counted in
     ``infos.error_count``), only for the request-level failures named in the module docs."""
+    raw = props
+    props = _resolved(props, worker)
     connector_type = props.get(CONNECTOR_CLASS_CONFIG)
     if connector_type is None:
         raise BadRequestError(f"Connector config {render(dict(props))} contains no connector type")
@@ -136,7 +139,32 @@ def validate_connector_config(
     if kind == "sink":
         consumer = _client_overrides(props, "consumer.override.", policy)
     merged = merge_results(connector_type, infos, producer, consumer, admin)
-    return Validation(merged, cls, kind)
+    return Validation(_with_variables(merged, raw), cls, kind)
+
+
+def _resolved(props: Mapping[str, str | None], worker: WorkerConfig) -> dict[str, str | None]:
+    """``props`` with config-provider variables resolved, as Kafka validates them."""
+    given = {k: v for k, v in props.items() if v is not None}
+    if not keys_with_variables(given):
+        return dict(props)
+    originals = {k: str(v) for k, v in worker.originals().items() if v is not None}
+    resolved = resolve(originals, given)
+    return {k: resolved.get(k) if v is not None else None for k, v in props.items()}
+
+
+def _with_variables(infos: ConfigInfos, raw: Mapping[str, str | None]) -> ConfigInfos:
+    """The validation answer shows the ``${...}`` a user gave, never the resolved value
+    (Kafka echoes resolved values of non-password keys; sparkcat does not)."""
+    keys = keys_with_variables({k: v for k, v in raw.items() if v is not None})
+    if not keys:
+        return infos
+    configs = []
+    for info in infos.configs:
+        value = info.value
+        if value is not None and value.name in keys and value.value != "[hidden]":
+            info = replace(info, value=replace(value, value=raw[value.name]))
+        configs.append(info)
+    return replace(infos, configs=configs)
 
 
 def ensure_valid(validation: Validation) -> None:

@@ -215,6 +215,18 @@ def _builtins() -> tuple[Builtin, ...]:
                 ("predicate",),
             )
         )
+    for provider, module in (
+        ("FileConfigProvider", "file"),
+        ("DirectoryConfigProvider", "directory"),
+        ("EnvVarConfigProvider", "env_var"),
+    ):
+        table.append(
+            Builtin(
+                f"org.apache.kafka.common.config.provider.{provider}",
+                f"sparkcat.runtime.config_provider.{module}:{provider}",
+                ("config_provider",),
+            )
+        )
     return tuple(table)
 
 

@@ -12,6 +12,7 @@ tested against the real broker without Spark.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import traceback
@@ -84,6 +85,7 @@ def run_lease(spec: LeaseSpec) -> LeaseResult:
     """Run one lease of ``spec``'s task on this process (see the module docs)."""
     started = time.monotonic()
     try:
+        spec = _resolved(spec)
         if spec.kind == "source":
             from sparkcat.runtime.tasks.worker_source_task import run_source_lease
 
@@ -97,6 +99,23 @@ def run_lease(spec: LeaseSpec) -> LeaseResult:
         # The lease loops report task failures themselves; this is the framework failing
         # before a task existed (bad plugin name, unreachable broker, ...).
         return failed_result(spec, traceback.format_exc(), started)
+
+
+def _resolved(spec: LeaseSpec) -> LeaseSpec:
+    """``spec`` with config-provider variables resolved, here on the executor: the plan
+    Spark shipped held only the ``${provider:path:key}`` form."""
+    from sparkcat.runtime.config_provider import keys_with_variables, resolve, resolve_worker
+
+    configs = (spec.task_config, spec.connector_config, spec.worker_config)
+    if not any(keys_with_variables(c) for c in configs):
+        return spec
+    worker = spec.worker_config
+    return dataclasses.replace(
+        spec,
+        task_config=resolve(worker, spec.task_config),
+        connector_config=resolve(worker, spec.connector_config),
+        worker_config=resolve_worker(worker),
+    )
 
 
 def failed_result(spec: LeaseSpec, trace: str, started: float) -> LeaseResult:

@@ -1,0 +1,97 @@
+"""Config-provider variables over REST: stored, answered and shipped unresolved; client
+overrides governed by ``connector.client.config.override.policy`` with Kafka's messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparkcat.runtime.tasks.lease import LeaseSpec, _resolved
+
+from .conftest import SOURCE, TestClient
+
+SECRET = "s3cret-7d1c"
+KAFKA = "org.apache.kafka.common.config.provider."
+
+
+@pytest.fixture
+def providers(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "secrets.properties").write_text(f"password={SECRET}\nfile=in.txt\n")
+    return {
+        "config.providers": "file",
+        "config.providers.file.class": KAFKA + "FileConfigProvider",
+        "config.providers.file.param.allowed.paths": str(tmp_path),
+    }
+
+
+def test_variables_are_never_stored_or_answered_resolved(
+    client_for: Callable[[dict[str, str]], TestClient],
+    providers: dict[str, str],
+    tmp_path: Path,
+    engine: Any,
+) -> None:
+    client = client_for(providers)
+    ref = f"${{file:{tmp_path / 'secrets.properties'}"
+    config = {**SOURCE, "file": f"{ref}:file}}", "producer.override.sasl.password": "x",
+              "producer.override.ssl.key.password": f"{ref}:password}}"}  # fmt: skip
+    assert client.put("/connectors/s/config", json=config).status_code == 201
+    plan = engine.plans["s"]
+    answers = [
+        client.get("/connectors/s/config").json(),
+        client.get("/connectors/s/tasks").json()[0]["config"],
+        client.get("/connectors/s/tasks-config").json()["s-0"],
+        plan.connector_config,
+        plan.task_configs[0],  # what Spark ships to executors
+    ]
+    for shown in answers:
+        assert shown["file"] == f"{ref}:file}}"
+        assert SECRET not in str(shown)
+    validated = client.put("/connector-plugins/FileStreamSource/config/validate", json=config)
+    values = {c["value"]["name"]: c["value"]["value"] for c in validated.json()["configs"]}
+    assert values["file"] == f"{ref}:file}}"
+    assert values["producer.override.ssl.key.password"] == f"{ref}:password}}"
+    assert SECRET not in validated.text
+
+    # On the executor, the lease resolves what it was shipped.
+    worker = dict(providers)
+    spec = LeaseSpec("s", 0, 1, "source", plan.task_configs[0], plan.connector_config, worker,
+                     1000, 10, None)  # fmt: skip
+    resolved = _resolved(spec)
+    assert resolved.task_config["file"] == "in.txt"
+    assert resolved.connector_config["producer.override.ssl.key.password"] == SECRET
+
+
+def test_password_keys_are_hidden_in_validation(
+    client_for: Callable[[dict[str, str]], TestClient],
+) -> None:
+    config = {"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector",
+              "connection.url": "jdbc:postgresql://db/x", "connection.password": SECRET,
+              "mode": "bulk", "topic.prefix": "t-"}  # fmt: skip
+    client = client_for({})
+    validated = client.put("/connector-plugins/JdbcSourceConnector/config/validate", json=config)
+    values = {c["value"]["name"]: c["value"]["value"] for c in validated.json()["configs"]}
+    assert values["connection.password"] == "[hidden]"
+    assert SECRET not in validated.text
+
+
+@pytest.mark.parametrize("policy", ["None", "All"])
+def test_producer_override_policy(
+    client_for: Callable[[dict[str, str]], TestClient], policy: str
+) -> None:
+    client = client_for({"connector.client.config.override.policy": policy})
+    config = {**SOURCE, "producer.override.security.protocol": "SASL_SSL"}
+    created = client.put("/connectors/s/config", json=config)
+    if policy == "All":
+        assert created.status_code == 201
+        return
+    assert created.status_code == 400
+    assert created.json()["message"] == (
+        "Connector configuration is invalid and contains the following 1 error(s):\n"
+        "The 'None' policy does not allow 'security.protocol' to be overridden in the "
+        "connector configuration.\n"
+        "You can also find the above list of errors at the endpoint "
+        "`/connector-plugins/{connectorType}/config/validate`"
+    )
