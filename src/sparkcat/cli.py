@@ -249,7 +249,9 @@ class _Worker:
         registry = default_registry(self.config.plugin_path())
         self.herder = StandaloneHerder(self.config, self.engine, self.offsets, registry, "")
         self.herder.kafka_cluster_id = _cluster_id(self.config)
-        self.rest = RestServer(create_app(self.herder), self.config.get_list("listeners")).start()
+        self.rest = RestServer(
+            create_app(self.herder), self.config.get_list("listeners"), self.config.originals()
+        ).start()
         self.herder.worker_id = _worker_id(self.config, self.rest.port)
         log.info("REST server listening at %s", self.rest.url)
 

@@ -50,9 +50,31 @@ class _Parser(argparse.ArgumentParser):
 class Client:
     """A thin REST client: JSON in, JSON out, Kafka's error body turned into ManageError."""
 
-    def __init__(self, url: str, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        transport: httpx.BaseTransport | None = None,
+        user: str | None = None,
+        cacert: str | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=TIMEOUT_S, transport=transport)
+        auth = None
+        if user is not None:
+            name, sep, password = user.partition(":")
+            if not sep:
+                raise ManageError("--user takes USER:PASSWORD")
+            auth = httpx.BasicAuth(name, password)
+        verify: Any = True
+        if cacert is not None:
+            import ssl
+
+            try:
+                verify = ssl.create_default_context(cafile=cacert)
+            except (OSError, ssl.SSLError) as exc:
+                raise ManageError(f"cannot read --cacert {cacert}: {exc}") from exc
+        self._http = httpx.Client(
+            base_url=self.url, timeout=TIMEOUT_S, transport=transport, auth=auth, verify=verify
+        )
 
     def close(self) -> None:
         self._http.close()
@@ -237,6 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print the REST answer as JSON")  # fmt: skip
+    common.add_argument("--user", default=argparse.SUPPRESS, metavar="USER:PASSWORD",
+                        help="HTTP Basic credentials (BasicAuthSecurityRestExtension)")  # fmt: skip
+    common.add_argument("--cacert", default=argparse.SUPPRESS, metavar="FILE",
+                        help="PEM CA certificate(s) to trust for an https:// --url")  # fmt: skip
     parser = _Parser(prog="sparkcat", parents=[common])
     groups = parser.add_subparsers(dest="group", required=True, parser_class=_Parser)
     connectors = groups.add_parser("connectors", parents=[common], help="manage connectors")
@@ -270,7 +296,12 @@ def manage_main(argv: Sequence[str], transport: httpx.BaseTransport | None = Non
     """Run one management command; the process exit code."""
     try:
         args = build_parser().parse_args(list(argv))
-        client = Client(getattr(args, "url", DEFAULT_URL), transport)
+        client = Client(
+            getattr(args, "url", DEFAULT_URL),
+            transport,
+            getattr(args, "user", None),
+            getattr(args, "cacert", None),
+        )
         try:
             if getattr(args, "watch", False):
                 return watch(client, args.name, args.interval, args.iterations, sys.stdout)

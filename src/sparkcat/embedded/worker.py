@@ -132,7 +132,9 @@ class EmbeddedWorker:
         self.herder.kafka_cluster_id = cluster_id(self.config)
         app = create_app(self.herder)
         install(app, self.herder)
-        self.rest = RestServer(app, self.config.get_list("listeners")).start()
+        self.rest = RestServer(
+            app, self.config.get_list("listeners"), self.config.originals()
+        ).start()
         host = self.config.get("rest.advertised.host.name") or socket.gethostname()
         port = self.config.get("rest.advertised.port") or self.rest.port
         self.herder.worker_id = f"{host}:{port}"

@@ -153,9 +153,11 @@ def base_config_def() -> ConfigDef:
         .define("response.http.headers.config", t.STRING, "", None, imp.LOW,
                 "Rules for HTTP response headers.")
         .define("ssl.client.auth", t.STRING, "none", None, imp.LOW,
-                "Client authentication for HTTPS listeners.")
+                "Client authentication of https listeners: required, requested or none "
+                "(listeners.https.ssl.client.auth wins).")
         .define("rest.extension.classes", t.LIST, "", None, imp.LOW,
-                "REST extension classes (accepted for compatibility).")
+                "REST extensions (ConnectRestExtension), e.g. Kafka's "
+                "BasicAuthSecurityRestExtension.")
         .define("admin.listeners", t.LIST, None, None, imp.LOW,
                 "Listeners of the admin endpoints (unset: the regular listeners).")
         .define(SPARK_MASTER_CONFIG, t.STRING, SPARK_MASTER_DEFAULT, None, imp.MEDIUM,

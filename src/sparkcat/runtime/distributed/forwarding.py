@@ -20,6 +20,7 @@ Internal requests are verified before anything else when ``connect.protocol=sess
 from __future__ import annotations
 
 import re
+import ssl
 import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any
@@ -76,13 +77,31 @@ def send(
     timeout_s: float = FORWARD_TIMEOUT_S,
 ) -> tuple[int, bytes]:
     """One HTTP request to another worker: ``(status, body)``; raises ``OSError`` when the
-    worker cannot be reached."""
+    worker cannot be reached. ``https`` URLs use the worker's listener TLS settings
+    (:func:`configure_client_tls`), as Kafka's ``RestClient`` does."""
     request = urllib.request.Request(url, data=body or None, method=method, headers=headers)
+    context = _CLIENT_TLS[0] if url.lower().startswith("https:") else None
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:
             return int(response.status), bytes(response.read())
     except urllib.error.HTTPError as exc:
         return int(exc.code), bytes(exc.read())
+
+
+_CLIENT_TLS: list[ssl.SSLContext | None] = [None]
+
+
+def configure_client_tls(worker: Any) -> None:
+    """Make :func:`send` trust (and present) what the worker's https listener settings name."""
+    from sparkcat.runtime.rest.tls import client_context
+
+    originals = {k: v for k, v in worker.originals().items() if v is not None}
+    listeners = originals.get("listeners", "")
+    if (
+        "https:" in str(listeners).lower()
+        or str(originals.get("rest.advertised.listener", "")).lower() == "https"
+    ):
+        _CLIENT_TLS[0] = client_context(originals)
 
 
 def _matches(rules: list[tuple[str, re.Pattern[str]]], method: str, path: str) -> bool:
@@ -97,6 +116,7 @@ def _error(status: int, message: str) -> Response:
 
 def install(app: FastAPI, herder: DistributedHerder) -> None:
     """Add the forwarding middleware to ``app`` (the worker's REST app)."""
+    configure_client_tls(herder.config)
 
     @app.middleware("http")
     async def forward(request: Request, call_next: Any) -> Response:
@@ -166,4 +186,4 @@ def _created_name(request: Request, answer: bytes) -> str | None:
     return str(name) if name is not None else None
 
 
-__all__ = ["CONFLICT_MESSAGE", "NO_LEADER_MESSAGE", "install", "send"]
+__all__ = ["CONFLICT_MESSAGE", "NO_LEADER_MESSAGE", "configure_client_tls", "install", "send"]

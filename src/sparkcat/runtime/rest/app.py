@@ -10,8 +10,10 @@ parameter) is a 400 here (Kafka's Jackson errors surface as 500). ``docs/rest.md
 every difference. The OpenAPI description is served at ``/openapi.json``.
 
 The admin endpoints (``/admin/loggers``) follow ``admin.listeners``: unset → served with the
-others; empty → not served (404). A non-empty list is not supported yet: they stay on the
-regular listeners.
+others; empty → not served (404); a list → served only there (:func:`create_admin_app`,
+started by :class:`~sparkcat.runtime.rest.server.RestServer`). ``rest.extension.classes``
+are registered with the app (:mod:`.extension`; built in: Kafka's
+``BasicAuthSecurityRestExtension``), and with the admin app too.
 """
 
 from __future__ import annotations
@@ -60,12 +62,27 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"Malformed request: {where}: {text}" if where else f"Malformed request: {text}"
 
 
-def _admin_enabled(herder: Any) -> bool:
+def _admin_listeners(herder: Any) -> list[str] | None:
     config = getattr(herder, "worker_config", None)
     if config is None:
-        return True
+        return None
     listeners = config.get("admin.listeners")
-    return listeners is None or bool(listeners)
+    return None if listeners is None else [item for item in listeners if item.strip()]
+
+
+def _register_extensions(app: FastAPI, herder: Any) -> None:
+    config = getattr(herder, "worker_config", None)
+    if config is None:
+        return
+    names = list(config.get("rest.extension.classes") or [])
+    if not names:
+        return
+    from sparkcat.runtime.config_provider import resolve_worker
+    from sparkcat.runtime.rest.extension import ConnectRestExtensionContext, load_extensions
+
+    worker = resolve_worker({k: v for k, v in config.originals().items() if v is not None})
+    for extension in load_extensions(names, worker):
+        extension.register(ConnectRestExtensionContext(app, herder))
 
 
 def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
@@ -79,8 +96,29 @@ def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
     app.include_router(routes.router)
     app.include_router(routes_plugins.router)
     app.include_router(routes_metrics.router)
-    if _admin_enabled(herder):
+    if _admin_listeners(herder) is None:  # unset: served with the rest
         app.include_router(routes_admin.router)
+    _install_error_handlers(app)
+    _register_extensions(app, herder)
+    return app
+
+
+def create_admin_app(app: FastAPI) -> FastAPI:
+    """The admin endpoints alone, for ``admin.listeners``, over ``app``'s herder."""
+    herder = app.state.herder
+    admin = FastAPI(
+        title="sparkcat admin", version=sparkcat.__version__,
+        docs_url=None, redoc_url=None, openapi_url=None,
+    )  # fmt: skip
+    admin.state.herder = herder
+    admin.state.loggers = app.state.loggers
+    admin.include_router(routes_admin.router)
+    _install_error_handlers(admin)
+    _register_extensions(admin, herder)
+    return admin
+
+
+def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
@@ -106,7 +144,5 @@ def create_app(herder: Any, loggers: Loggers | None = None) -> FastAPI:
                           exc_info=exc if trace else None)  # fmt: skip
             return error_response(status, str(exc))
 
-    return app
 
-
-__all__ = ["create_app", "error_response", "status_of"]
+__all__ = ["create_admin_app", "create_app", "error_response", "status_of"]

@@ -139,7 +139,7 @@ def test_initial_state(client: TestClient) -> None:
     [("http://:8083", ("0.0.0.0", 8083)), ("HTTP://localhost:9000", ("localhost", 9000))],
 )
 def test_parse_listener(listener: str, expected: tuple[str, int]) -> None:
-    assert parse_listener(listener) == expected
+    assert parse_listener(listener) == ("http", *expected)
 
 
 def test_rest_server_serves_on_a_free_port(herder: StandaloneHerder) -> None:
