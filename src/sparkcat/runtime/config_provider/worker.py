@@ -132,8 +132,16 @@ class WorkerConfigTransformer:
             self._schedule(name, dict(configs), result.data, min(result.ttls.values()))
         return result.data
 
-    def _schedule(self, name: str, raw: dict[str, str], resolved: dict[str, str], ttl: int) -> None:
-        log.info("Scheduling a restart of connector %s in %d ms", name, ttl)
+    def _schedule(
+        self,
+        name: str,
+        raw: dict[str, str],
+        resolved: dict[str, str],
+        ttl: int,
+        again: bool = False,
+    ) -> None:
+        level = logging.DEBUG if again else logging.INFO
+        log.log(level, "Scheduling a reload of connector %s's config in %d ms", name, ttl)
         timer = threading.Timer(ttl / 1000.0, self._expired, (name, raw, resolved, ttl))
         timer.daemon = True
         with self._lock:
@@ -157,7 +165,7 @@ class WorkerConfigTransformer:
             log.info("Config values of connector %s changed; restarting it", name)
             self._restart(name)  # the restart resolves (and schedules) again
         else:
-            self._schedule(name, raw, resolved, ttl)
+            self._schedule(name, raw, resolved, ttl, again=True)
 
     def cancel(self, name: str) -> None:
         with self._lock:

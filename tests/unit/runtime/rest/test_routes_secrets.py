@@ -95,3 +95,26 @@ def test_producer_override_policy(
         "You can also find the above list of errors at the endpoint "
         "`/connector-plugins/{connectorType}/config/validate`"
     )
+
+
+def test_ttl_expiry_with_changed_values_restarts_connector_and_tasks(
+    client_for: Callable[[dict[str, str]], TestClient],
+    providers: dict[str, str],
+    tmp_path: Path,
+    engine: Any,
+) -> None:
+    import time
+
+    client = client_for({**providers, "config.providers.file.ttl": "100"})
+    secrets = tmp_path / "secrets.properties"
+    config = {**SOURCE, "file": f"${{file:{secrets}:file}}"}
+    assert client.put("/connectors/s/config", json=config).status_code == 201
+    time.sleep(0.35)  # expiries without a change restart nothing
+    assert ("restart_task", ("s", 0)) not in engine.calls
+    secrets.write_text("file=other.txt\n")
+    deadline = time.monotonic() + 10
+    while ("restart_task", ("s", 0)) not in engine.calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ("restart_task", ("s", 0)) in engine.calls
+    assert client.get("/connectors/s/config").json()["file"] == config["file"]
+    assert client.delete("/connectors/s").status_code == 204  # cancels the reload timer
