@@ -121,6 +121,9 @@ class WorkerConfigTransformer:
 
     def __init__(self, worker: Mapping[str, Any], restart: Callable[[str], None]) -> None:
         self._worker = dict(worker)
+        settings = _provider_settings(self._worker)
+        if settings:
+            _providers(settings)  # as Kafka's Worker: a bad provider fails the worker's start
         self._restart = restart
         self._lock = threading.Lock()
         self._timers: dict[str, threading.Timer] = {}

@@ -69,6 +69,7 @@ from sparkcat.kafka.clients import (
     admin_config,
     to_librdkafka,
 )
+from sparkcat.runtime.config_provider import resolve
 
 __all__ = [
     "KafkaBasedLog",
@@ -112,6 +113,8 @@ def internal_client_configs(
     own = {
         k: v for k, v in worker.items() if not k.startswith(("producer.", "consumer.", "admin."))
     }
+    # Config-provider variables (``sasl.jaas.config=${file:...}``) resolved here, at use.
+    own.update(resolve(worker, {k: v for k, v in own.items() if isinstance(v, str)}))
     producer = {**PRODUCER_DEFAULTS, **to_librdkafka(own, "producer", quiet=True)}
     consumer = {**CONSUMER_DEFAULTS, **to_librdkafka(own, "consumer", quiet=True)}
     consumer.pop("group.id", None)

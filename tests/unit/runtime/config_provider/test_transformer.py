@@ -7,7 +7,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sparkcat.api.config_provider import ConfigData, ConfigProvider
+from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.runtime.config_provider import (
     ConfigTransformer,
     WorkerConfigTransformer,
@@ -107,3 +110,11 @@ def test_ttl_expiry_restarts_only_when_a_value_changed(tmp_path: Path) -> None:
         }
     finally:
         transformer.close()
+
+
+def test_a_provider_that_cannot_be_loaded_fails_the_worker() -> None:
+    worker = {"config.providers": "vault", "config.providers.vault.class": "no.such.Provider"}
+    with pytest.raises(ConnectError, match="Failed to find any class that implements"):
+        WorkerConfigTransformer(worker, lambda name: None)
+    with pytest.raises(ConfigError, match=r"config\.providers\.vault\.class"):
+        WorkerConfigTransformer({"config.providers": "vault"}, lambda name: None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sparkcat.runtime.stores.kafka_log import internal_client_configs, log_consumer_config
 
 WORKER = {
@@ -42,3 +44,19 @@ def test_log_consumer_settings_always_win() -> None:
     assert config["auto.offset.reset"] == "earliest"
     assert "group.instance.id" not in config
     assert config["group.id"]  # librdkafka needs one; the log never joins or commits
+
+
+def test_internal_clients_resolve_config_provider_variables(tmp_path: Path) -> None:
+    secrets = tmp_path / "kafka.properties"
+    secrets.write_text("password=s3cret\n", encoding="utf-8")
+    login = "org.apache.kafka.common.security.plain.PlainLoginModule required"
+    worker = {
+        "bootstrap.servers": "b:9092",
+        "config.providers": "file",
+        "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "PLAIN",
+        "sasl.jaas.config": f'{login} username="u" password="${{file:{secrets}:password}}";',
+    }
+    for config in internal_client_configs(worker, "store"):
+        assert (config["security.protocol"], config["sasl.password"]) == ("SASL_SSL", "s3cret")
