@@ -366,6 +366,8 @@ class AbstractHerder(
             self.restart_connector(name, include_tasks=True)
         except NotFoundError:
             self.config_transformer.cancel(name)
+        except ConnectError as exc:  # e.g. a distributed follower: the leader restarts
+            log.warning("Could not restart connector %s after its config changed: %s", name, exc)
 
     def _start_instance(self, managed: ManagedConnector) -> bool:
         """``start(config)`` on the connector instance, with the config's variables
