@@ -29,6 +29,8 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
 
 from sparkcat.runtime.distributed.herder import STALE_CONFIG_MESSAGE
 from sparkcat.runtime.distributed.signing import (
@@ -115,10 +117,11 @@ def _error(status: int, message: str) -> Response:
 
 
 def install(app: FastAPI, herder: DistributedHerder) -> None:
-    """Add the forwarding middleware to ``app`` (the worker's REST app)."""
+    """Add the forwarding middleware to ``app`` (the worker's REST app), innermost: REST
+    extensions (Basic auth) run first, as Kafka's filters run before its resources forward,
+    and the app's error mapper shapes anything it raises."""
     configure_client_tls(herder.config)
 
-    @app.middleware("http")
     async def forward(request: Request, call_next: Any) -> Response:
         method, path = request.method, request.url.path
         internal = _matches(_INTERNAL, method, path)
@@ -142,6 +145,8 @@ def install(app: FastAPI, herder: DistributedHerder) -> None:
         if herder.is_leader():
             return await call_next(request)  # type: ignore[no-any-return]
         return await run_in_threadpool(_forward, request, body, herder, internal)
+
+    app.user_middleware.append(Middleware(BaseHTTPMiddleware, dispatch=forward))
 
 
 def _forward(request: Request, body: bytes, herder: DistributedHerder, internal: bool) -> Response:
