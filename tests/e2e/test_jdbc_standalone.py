@@ -24,7 +24,8 @@ from tests.e2e.conftest import (
 from tests.support.ports import free_port
 
 DB = "sparkcat_jdbc_test"
-ROWS = 40_000
+# The kill comes at 2 * MAX_BATCH_RECORDS rows in the upsert target: half-way.
+ROWS = 20_000
 MAX_BATCH_RECORDS = 5000
 BATCH_MAX_ROWS = 1000
 

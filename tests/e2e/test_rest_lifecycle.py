@@ -33,7 +33,7 @@ def wait_for(what: str, probe: Callable[[], Any], timeout_s: float = 120.0) -> A
         else:
             if last:
                 return last
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
 
 

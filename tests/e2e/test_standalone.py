@@ -293,7 +293,8 @@ def test_sigterm_exits_0_stops_every_task_instance_once_and_leaves_no_process(
 
 # -- kill -9 and SIGTERM, with restarts: at-least-once, then no duplicates -----------------
 
-TOTAL = 100_000
+# The kill comes at 2 * MAX_BATCH_RECORDS lines in the sink: a third of the way.
+TOTAL = 60_000
 MORE = 50_000
 MAX_BATCH_RECORDS = 10_000
 FILE_SOURCE_BATCH_SIZE = 2000  # FileStreamSource's batch.size default: records per poll()
@@ -495,35 +496,60 @@ def _bad_case(tmp_path: Path, case: str) -> tuple[Path, Path, str]:
     )
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        "no-connector-class",
-        "unknown-class",
-        "topics-and-regex",
-        "bad-value",
-        "bad-boolean",
-        "null-value",
-        "unreadable",
-        "missing-file",
-        "malformed-json",
-        "no-offsets-file",
-    ],
-)
-def test_bad_configs_exit_2_with_one_line_and_start_nothing(tmp_path: Path, case: str) -> None:
-    worker, connector, expected = _bad_case(tmp_path, case)
-    process = subprocess.Popen(
-        [str(SPARKCAT), "standalone", str(worker), str(connector)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        text=True,
-    )
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 2, err
+BAD_CASES = [
+    "no-connector-class",
+    "unknown-class",
+    "topics-and-regex",
+    "bad-value",
+    "bad-boolean",
+    "null-value",
+    "unreadable",
+    "missing-file",
+    "malformed-json",
+    "no-offsets-file",
+]
+
+
+@dataclass
+class BadRun:
+    process: subprocess.Popen[str]
+    dir: Path
+    expected: str
+
+
+@pytest.fixture(scope="module")
+def bad_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, BadRun]]:
+    """Every bad-config case's ``sparkcat standalone``, all started at once: each spends
+    about a second importing before it exits, and they do not share anything."""
+    runs = {}
+    for case in BAD_CASES:
+        d = tmp_path_factory.mktemp(f"bad-{case}")
+        worker, connector, expected = _bad_case(d, case)
+        process = subprocess.Popen(
+            [str(SPARKCAT), "standalone", str(worker), str(connector)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            text=True,
+        )
+        runs[case] = BadRun(process, d, expected)
+    yield runs
+    for run in runs.values():
+        if run.process.poll() is None:
+            run.process.kill()
+        run.process.communicate()
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+def test_bad_configs_exit_2_with_one_line_and_start_nothing(
+    bad_runs: dict[str, BadRun], case: str
+) -> None:
+    run = bad_runs[case]
+    out, err = run.process.communicate(timeout=60)
+    assert run.process.returncode == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err  # no Spark or broker start-up logging either
-    assert lines[0].startswith("sparkcat: ") and expected in lines[0], err
+    assert lines[0].startswith("sparkcat: ") and run.expected in lines[0], err
     assert out == ""
-    assert session_members(process.pid) == []
-    assert not (tmp_path / "connect.offsets").exists()
+    assert session_members(run.process.pid) == []
+    assert not (run.dir / "connect.offsets").exists()

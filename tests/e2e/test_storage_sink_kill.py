@@ -25,7 +25,8 @@ from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 
-PER_PARTITION = 50_000
+# Eight objects in all: the kill (after the first two) lands well before the last.
+PER_PARTITION = 20_000
 FLUSH_SIZE = 5000
 
 

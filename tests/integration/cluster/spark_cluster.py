@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import time
 import urllib.request
@@ -89,7 +90,20 @@ class SparkCluster:
         env["SPARK_DAEMON_MEMORY"] = "256m"
         return env
 
-    def start(self, timeout_s: float = 120.0) -> SparkCluster:
+    def start(self, timeout_s: float = 120.0, wait: bool = True) -> SparkCluster:
+        """Start the master, then (once it listens) the workers; with ``wait``, until every
+        worker registered. Without, a driver can start meanwhile: the app registers with the
+        master and gets executors as the workers come."""
+        self.start_master(timeout_s)
+        for index in range(len(self.workers)):
+            self.start_worker(index)
+        if wait:
+            self.wait_workers(len(self.workers), timeout_s)
+        return self
+
+    def start_master(self, timeout_s: float) -> None:
+        """Spawn the master and wait until its port accepts connections: a worker that finds
+        no master retries registering only after 5-15 s (Spark's fuzzed initial interval)."""
         log_dir = self.root / "master"
         log_dir.mkdir(parents=True, exist_ok=True)
         with (log_dir / "master.log").open("ab") as log:
@@ -97,10 +111,15 @@ class SparkCluster:
                 [str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                  "--port", str(self.port), "--webui-port", str(self.ui_port)],
                 log_dir, self._env({}), log)  # fmt: skip
-        for index in range(len(self.workers)):
-            self.start_worker(index)
-        self.wait_workers(len(self.workers), timeout_s)
-        return self
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.master.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"the Spark master did not start: {self.logs()}") from None
+                time.sleep(0.1)
 
     def start_worker(self, index: int) -> None:
         home = self.root / f"worker{index}"

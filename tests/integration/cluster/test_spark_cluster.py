@@ -184,8 +184,10 @@ def setup(kafka_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     )
     driver = Driver(props, root / "driver.log", driver_dir)
     try:
-        cluster.start()
+        # The driver's start-up (Python, its JVM) overlaps the workers' registration.
+        cluster.start(wait=False)
         driver.start()
+        cluster.wait_workers(len(cluster.workers), 120)
         wait_for(lambda: driver.status_code("/connectors") == 200, 240, "REST", 0.25, driver)
         yield Setup(root, cluster, driver)
     finally:

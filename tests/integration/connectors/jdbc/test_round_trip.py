@@ -24,12 +24,16 @@ def copy_table(db: Database, leases: Leases, rows: int, *, batch: str = "1000") 
     }  # fmt: skip
     copied = 0
     for _ in range(50):
-        result = leases.source(name, source_config)
+        # The lease ends once it polled the rest (not at max_ms): the next one checks that no
+        # row is served twice.
+        result = leases.source(name, source_config, max_records=rows - copied)
         assert result.trace is None, result.trace
         copied += result.records
         if copied >= rows:
             break
     assert copied == rows
+    again = leases.source(name, source_config, max_ms=1000)
+    assert again.trace is None and again.records == 0
     target = unique("dst")
     sink_config = {
         "connection.url": db.jdbc_url, "auto.create": "true", "insert.mode": "upsert",
@@ -38,7 +42,9 @@ def copy_table(db: Database, leases: Leases, rows: int, *, batch: str = "1000") 
     }  # fmt: skip
     written = 0
     for _ in range(50):
-        result = leases.sink(name + "-sink", [prefix + source], sink_config)
+        result = leases.sink(
+            name + "-sink", [prefix + source], sink_config, max_records=rows - written
+        )
         assert result.trace is None, result.trace
         written += result.records
         if written >= rows:

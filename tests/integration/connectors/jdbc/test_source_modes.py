@@ -40,14 +40,15 @@ def insert(db: Database, table: str, rows: list[tuple[int, str, Any]]) -> None:
 
 def run(leases: Leases, name: str, config: dict[str, str], servers: str, topic: str,
         total: int) -> list[Any]:  # fmt: skip
-    """Leases until the topic holds ``total`` records; returns all of them."""
+    """Leases until the topic holds ``total`` records; returns all of them. A 500 ms lease
+    polls several times at ``poll.interval.ms`` 100."""
     for _ in range(8):
-        result = leases.source(name, config, max_ms=1000)
+        result = leases.source(name, config, max_ms=500)
         assert result.trace is None, result.trace
         if len(read_values(servers, topic, total, timeout_s=0.5)) >= total:
             break
     # One more lease: a row served twice would show up now.
-    leases.source(name, config, max_ms=1000)
+    leases.source(name, config, max_ms=500)
     return read_values(servers, topic, total, timeout_s=0.5)
 
 
@@ -175,7 +176,7 @@ def test_timestamp_mode_loses_no_row_of_a_group_cut_by_the_lease_end(
     assert first.trace is None, first.trace
     assert [v["id"] for v in read_values(leases.servers, topic, 2, timeout_s=2)] == [1, 2]
     for _ in range(3):
-        result = leases.source(name, config, max_ms=1000)
+        result = leases.source(name, config, max_ms=500)
         assert result.trace is None, result.trace
     ids = [v["id"] for v in read_values(leases.servers, topic, 10, timeout_s=2)]
     assert ids == list(range(1, 11))

@@ -3,7 +3,8 @@
 leaves or dies, and CONFIG_MISMATCH.
 
 Timing: tansu answers a JoinGroup only after session.timeout.ms / 2, so every rebalance
-takes ~5 s with the 10 s session timeout used here.
+takes ~2 s with the 4 s session timeout used on tansu (6 s, Kafka's default
+group.min.session.timeout.ms, against an external Kafka: see tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from sparkcat.runtime.rest.entities import ConnectorTaskId
 CONNECTORS = {"a": 3, "b": 3}
 
 
-def worker_config(servers: str, group: str, **props: str) -> DistributedConfig:
+def worker_config(broker: Any, group: str, **props: str) -> DistributedConfig:
+    # Short sessions keep rebalances quick; a real Kafka accepts no less than 6 s by default.
+    session_ms = "4000" if broker.embedded else "6000"
     return DistributedConfig({
-        "bootstrap.servers": servers, "group.id": group,
+        "bootstrap.servers": broker.bootstrap_servers, "group.id": group,
         "key.converter": "JsonConverter", "value.converter": "JsonConverter",
         "config.storage.topic": "c", "offset.storage.topic": "o",
-        "status.storage.topic": "s", "session.timeout.ms": "10000",
+        "status.storage.topic": "s", "session.timeout.ms": session_ms,
         "heartbeat.interval.ms": "1000", "rebalance.timeout.ms": "20000",
         "scheduled.rebalance.max.delay.ms": "3000", **props,
     })  # fmt: skip
@@ -41,7 +44,7 @@ class Worker:
     """A herder stand-in: polls its member on its own thread, tracks what it runs, and
     schedules the rejoin an assignment's ``delay`` asks for (as Kafka's herder does)."""
 
-    def __init__(self, servers: str, group: str, name: str, offset: int = 10, **props: str):
+    def __init__(self, broker: Any, group: str, name: str, offset: int = 10, **props: str):
         self.name = name
         self.offset = offset
         self.lock = threading.Lock()
@@ -51,7 +54,7 @@ class Worker:
         self.revocations: list[tuple[list[str], list[ConnectorTaskId]]] = []
         self.errors: list[BaseException] = []
         self.rejoin_at: float | None = None
-        config = worker_config(servers, group, **props)
+        config = worker_config(broker, group, **props)
         self.member = WorkerGroupMember(config, f"http://{name}:8083/", self.snapshot, self)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"herder-{name}", daemon=True)
@@ -154,7 +157,7 @@ def workers(kafka_broker: Any, group: str) -> Iterator[Callable[..., Worker]]:
     started: list[Worker] = []
 
     def make(name: str, **kwargs: Any) -> Worker:
-        worker = Worker(kafka_broker.bootstrap_servers, group, name, **kwargs).start()
+        worker = Worker(kafka_broker, group, name, **kwargs).start()
         started.append(worker)
         return worker
 
@@ -281,7 +284,7 @@ class _Ignore:
 
 @pytest.mark.slow
 def test_wakeup_and_stop_end_a_blocked_poll(kafka_broker: Any, group: str) -> None:
-    config = worker_config(kafka_broker.bootstrap_servers, group)
+    config = worker_config(kafka_broker, group)
     member = WorkerGroupMember(
         config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
     )
@@ -312,7 +315,7 @@ def test_wakeup_and_stop_end_a_blocked_poll(kafka_broker: Any, group: str) -> No
 
 
 def test_only_plaintext_connections(kafka_broker: Any, group: str) -> None:
-    config = worker_config(kafka_broker.bootstrap_servers, group, **{"security.protocol": "SSL"})
+    config = worker_config(kafka_broker, group, **{"security.protocol": "SSL"})
     member = WorkerGroupMember(
         config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
     )
