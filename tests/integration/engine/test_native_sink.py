@@ -133,7 +133,7 @@ def test_kafka_to_a_parquet_directory_partitioned_by_a_field(
         "spark.option.compression": "zstd",
     })  # fmt: skip
     engine.start_connector(plan, listener)
-    wait_for(copied(listener, name, 2 * per_partition), 120, "the sink to copy the topic")
+    wait_for(copied(listener, name, 2 * per_partition), 240, "the sink to copy the topic")
     engine.stop_connector(name)
 
     frame = spark.read.parquet(str(out))
