@@ -139,6 +139,9 @@ def spark_master(executors: int, work: Path) -> Iterator[dict[str, str]]:
     cluster = SparkCluster(work / "spark-cluster", [], workers=executors, cores=1)
     try:
         cluster.start(timeout_s=600)  # a loaded machine registers workers slowly
+        # The executors share this machine: they run this interpreter (an in-process driver
+        # does not turn spark.pyspark.python into the PYSPARK_PYTHON PySpark reads).
+        os.environ["PYSPARK_PYTHON"] = sys.executable
         yield {
             "spark.master": cluster.url,
             "spark.pyspark.python": sys.executable,
