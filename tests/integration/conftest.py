@@ -13,14 +13,14 @@ PLUGINS_DIR = Path(__file__).parent / "plugins"
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     """The session-scoped SparkSession shared by every test that runs connectors on Spark."""
-    from tests.support.jdbc_jars import postgres_jar
+    from tests.support.jdbc_jars import jdbc_jars
 
     from sparkcat.engine.session import build_session
 
     settings = {"spark.master": "local[12,2]", "spark.app.name": "sparkcat-tests"}
-    jar = postgres_jar()  # for Spark's JDBC data source (the Spark-native sink tests)
-    if jar is not None:
-        settings["spark.jars"] = str(jar)
+    jars = jdbc_jars()  # for Spark's JDBC data source (the Spark-native connector tests)
+    if jars:
+        settings["spark.jars"] = ",".join(map(str, jars))
     session = build_session(settings)
     yield session
     session.stop()

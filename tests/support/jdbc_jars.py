@@ -1,5 +1,6 @@
 """JDBC driver jars for Spark's JDBC data source: Debian's packages put them in
-/usr/share/java (``libpostgresql-jdbc-java`` -> postgresql.jar)."""
+/usr/share/java (``libpostgresql-jdbc-java`` -> postgresql.jar, ``libmariadb-java`` ->
+mariadb-java-client.jar)."""
 
 from __future__ import annotations
 
@@ -10,25 +11,44 @@ from pathlib import Path
 
 POSTGRES_JAR = Path("/usr/share/java/postgresql.jar")
 POSTGRES_PACKAGE = "libpostgresql-jdbc-java"
+MARIADB_JAR = Path("/usr/share/java/mariadb-java-client.jar")
+MARIADB_PACKAGE = "libmariadb-java"
+
+_PACKAGES = {POSTGRES_JAR: POSTGRES_PACKAGE, MARIADB_JAR: MARIADB_PACKAGE}
 
 
-def postgres_jar() -> Path | None:
-    """The PostgreSQL driver jar, installed with apt when missing and running as root;
-    ``None`` when it is missing and cannot be installed (see :func:`missing_message`)."""
-    if POSTGRES_JAR.exists():
-        return POSTGRES_JAR
+def _install(missing: list[str]) -> None:
     if os.geteuid() == 0 and shutil.which("apt-get"):
         # a fresh machine may have no package lists yet: update them first
         for command in (
             ["apt-get", "update", "-q"],
-            ["apt-get", "install", "-y", "--no-install-recommends", POSTGRES_PACKAGE],
+            ["apt-get", "install", "-y", "--no-install-recommends", *missing],
         ):
             subprocess.run(command, check=False, capture_output=True, timeout=600)
-    return POSTGRES_JAR if POSTGRES_JAR.exists() else None
 
 
-def missing_message() -> str:
+def jdbc_jars() -> list[Path]:
+    """The PostgreSQL and MariaDB driver jars that exist, installed with apt (one run for
+    both) when missing and running as root."""
+    missing = [package for jar, package in _PACKAGES.items() if not jar.exists()]
+    if missing:
+        _install(missing)
+    return [jar for jar in _PACKAGES if jar.exists()]
+
+
+def postgres_jar() -> Path | None:
+    """The PostgreSQL driver jar (installed as :func:`jdbc_jars` does), or ``None``."""
+    return POSTGRES_JAR if POSTGRES_JAR in jdbc_jars() else None
+
+
+def mariadb_jar() -> Path | None:
+    """The MariaDB driver jar (installed as :func:`jdbc_jars` does), or ``None``."""
+    return MARIADB_JAR if MARIADB_JAR in jdbc_jars() else None
+
+
+def missing_message(jar: Path = POSTGRES_JAR) -> str:
+    package = _PACKAGES[jar]
     return (
-        f"{POSTGRES_JAR} is missing: install Debian's {POSTGRES_PACKAGE} "
-        f"(apt-get install {POSTGRES_PACKAGE}) so Spark's JDBC data source finds the driver"
+        f"{jar} is missing: install Debian's {package} (apt-get install {package}) so "
+        "Spark's JDBC data source finds the driver"
     )

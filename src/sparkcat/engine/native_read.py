@@ -1,10 +1,14 @@
-"""The batch data source behind every write of a Spark-native sink: fixed Kafka offset
-ranges, one input partition per Connect task, read on the executors.
+"""The reading side of every write of a Spark-native sink: fixed Kafka offset ranges, one
+Spark partition per Connect task, read on the executors.
 
 The driver (:mod:`sparkcat.engine.native_sink`) decides each write's ranges
 ``[start, end)`` per topic-partition before the write starts, so a write reads the same
-records however often Spark runs or retries its tasks. On an executor, :meth:`RangeReader.read`
-consumes its ranges (``assign``, never a group), runs the connector's converters and SMTs
+records however often Spark runs or retries its tasks. A write's frame is
+``spark.range(n, numPartitions=n).mapInArrow(read_tasks)``: partition ``i`` holds the one row
+``i`` and reads task ``i``'s ranges. (``mapInArrow`` runs in the executors' pooled Python
+workers; a Python data source would also start planner Python processes on the driver, each
+importing sparkcat, on the first write of every worker.) :func:`read_tasks` / :class:`RangeRun`
+consume the ranges (``assign``, never a group), runs the connector's converters and SMTs
 (the record pipeline of every sink lease), and yields Arrow record batches in the write's
 schema. A record whose value does not fit that schema (another schema, or one the writer
 cannot take) goes through ``errors.tolerance``: the task fails naming the field, or the
@@ -57,8 +61,7 @@ class RangeReader(DataSourceReader):
         self.spark_schema = schema
 
     def partitions(self) -> list[InputPartition]:
-        common = {k: v for k, v in self.plan.items() if k != "tasks"}
-        return [RangePartition(orjson.dumps({**common, **task})) for task in self.plan["tasks"]]
+        return [RangePartition(spec) for spec in task_specs(self.plan)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -226,6 +229,25 @@ class RangeRun:
             except ConnectError as exc:
                 # Spark shows the Python worker's last exception only: say what failed in it.
                 raise ConnectError(f"{exc}: {error}") from error
+
+
+def task_specs(plan: dict[str, Any]) -> list[bytes]:
+    """One JSON spec per task of a write's plan (its ranges with the write's common keys)."""
+    common = {k: v for k, v in plan.items() if k != "tasks"}
+    return [orjson.dumps({**common, **task}) for task in plan["tasks"]]
+
+
+def read_tasks(
+    specs: list[bytes], schema: StructType, rows: Iterator[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` function, on an executor: the Arrow batches of the tasks whose indexes
+    are the input rows (one per partition)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    target = to_arrow_schema(schema, timezone="UTC")
+    for batch in rows:
+        for index in batch.column(0).to_pylist():
+            yield from RangeRun(orjson.loads(specs[index]), target).batches()
 
 
 class RangeDataSource(DataSource):

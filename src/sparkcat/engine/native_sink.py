@@ -19,13 +19,13 @@ planned here, where the offsets are committed.
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 import pickle
 import time
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
@@ -33,10 +33,9 @@ from sparkcat.api import Schema
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import TopicPartition
 from sparkcat.connectors.spark import config as c
-from sparkcat.engine import native_schema
+from sparkcat.engine import native_read, native_schema
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
 from sparkcat.engine.native_loop import NativeLoop
-from sparkcat.engine.native_read import FORMAT as RANGES_FORMAT
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.kafka import admin as kafka_admin
 from sparkcat.kafka import clients
@@ -187,11 +186,9 @@ class NativeSinkQuery(NativeLoop):
             "declared": schema is None and bool(config.get(c.VALUE_SCHEMA_CONFIG)),
             "tasks": [{"task": t, "ranges": rs} for t, rs in sorted(ranges.items())],
         }
-        frame = (
-            self._session.read.format(RANGES_FORMAT)
-            .schema(spark_schema)
-            .option("plan", orjson.dumps(plan).decode())
-            .load()
+        specs = native_read.task_specs(plan)
+        frame = self._session.range(0, len(specs), 1, len(specs)).mapInArrow(
+            functools.partial(native_read.read_tasks, specs, spark_schema), spark_schema
         )
         offsets = [(t, p, e) for rs in ranges.values() for t, p, _, e in rs]
         started = time.monotonic()

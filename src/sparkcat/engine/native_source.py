@@ -5,16 +5,17 @@ One loop per connector in the worker's main process, every ``poll.interval.ms``:
 * a path: the files under ``spark.path`` not copied yet, in (modification time, path)
   order, at most ``spark.max.files.per.batch`` per read; the offset of a file's rows is
   ``{"mtime": ms, "file": path}``, so the next read starts after the last file copied;
-* a table: the rows whose ``spark.incrementing.column`` is above the last value copied,
-  in that column's order; the offset is ``{"spark.incrementing.column": value}``.
+* a table (``spark.table``, or ``spark.format=jdbc`` with ``spark.option.dbtable``): the
+  rows whose ``spark.incrementing.column`` is above the last value copied, in that column's
+  order; the offset is ``{"spark.incrementing.column": value}``.
 
 Spark reads the files or rows (on the executors); each row becomes a :class:`SourceRecord`
 whose value is a Struct with the Connect schema of the Spark schema, goes through the
 connector's SMTs and converters (the lease pipeline) and to the producer; once every record
-is acked, the offsets go to Connect's offset store (partition ``{"spark.path": path}`` or
-``{"spark.table": table}``), so the offsets REST API (KIP-875) and ``initial_offsets``
-(KIP-995) work on them. Delivery is at-least-once, as for any source without
-``exactly.once.source.support``.
+is acked, the offsets go to Connect's offset store (partition ``{"spark.path": path}``,
+``{"spark.table": table}`` or ``{"spark.option.dbtable": table}``), so the offsets REST API
+(KIP-875) and ``initial_offsets`` (KIP-995) work on them. Delivery is at-least-once, as
+for any source without ``exactly.once.source.support``.
 """
 
 from __future__ import annotations
@@ -83,11 +84,10 @@ class NativeSourceQuery(NativeLoop):
 
     def _cycle(self) -> int:
         config = self._plan.connector_config
+        partition = c.source_partition(config)
         if config.get(c.PATH_CONFIG):
-            partition = {c.PATH_CONFIG: config[c.PATH_CONFIG]}
             frame, file_offset = self._new_files(partition)
         else:
-            partition = {c.TABLE_CONFIG: config[c.TABLE_CONFIG]}
             frame, file_offset = self._new_rows(partition), None
         if frame is None:
             return 0
@@ -147,13 +147,18 @@ class NativeSourceQuery(NativeLoop):
 
     def _new_rows(self, partition: dict[str, Any]) -> Any:
         """A frame of (at most TABLE_BATCH_ROWS) rows above the stored column value, in the
-        column's order; ``None`` when there are none."""
+        column's order: of a catalog table, or of a JDBC table (Spark pushes the filter, and
+        where the dialect can, the ordered limit, down to the database)."""
         from pyspark.sql import functions as f
 
         config = self._plan.connector_config
         column = config[c.INCREMENTING_COLUMN_CONFIG]
         last = (self._offsets.get(self.name, partition) or {}).get(c.INCREMENTING_COLUMN_CONFIG)
-        frame = self._session.read.options(**c.spark_options(config)).table(config[c.TABLE_CONFIG])
+        if config.get(c.TABLE_CONFIG):
+            options = c.spark_options(config)
+            frame = self._session.read.options(**options).table(config[c.TABLE_CONFIG])
+        else:
+            frame = self._reader().load()
         if last is not None:
             frame = frame.where(f.col(column) > f.lit(last))
         return frame.orderBy(column).limit(TABLE_BATCH_ROWS)

@@ -1,6 +1,7 @@
 """SparkSinkConnector on the real broker and the session's SparkSession: Kafka -> a
-partitioned Parquet directory, a catalog table, PostgreSQL through Spark's JDBC writer, and a
-value schema the writer cannot take (task FAILED naming the field, or the DLQ)."""
+partitioned Parquet directory, a catalog table, PostgreSQL and MariaDB through Spark's JDBC
+writer, and a value schema the writer cannot take (task FAILED naming the field, or the
+DLQ)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,13 @@ import sqlalchemy as sa
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from tests.integration.connectors.storage.conftest import SCHEMA, order, produce_orders
-from tests.support.jdbc_jars import missing_message, postgres_jar
+from tests.support.jdbc_jars import (
+    MARIADB_JAR,
+    POSTGRES_JAR,
+    mariadb_jar,
+    missing_message,
+    postgres_jar,
+)
 
 from sparkcat.connectors.spark import SparkSinkConnector
 from sparkcat.engine import SparkEngine
@@ -28,7 +36,7 @@ from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
-PG_DB = "sparkcat_native_test"
+DB_NAME = "sparkcat_native_test"
 
 
 class Listener:
@@ -125,7 +133,7 @@ def test_kafka_to_a_parquet_directory_partitioned_by_a_field(
         "spark.option.compression": "zstd",
     })  # fmt: skip
     engine.start_connector(plan, listener)
-    wait_for(copied(listener, name, 2 * per_partition), 120, "the sink to copy the topic")
+    wait_for(copied(listener, name, 2 * per_partition), 240, "the sink to copy the topic")
     engine.stop_connector(name)
 
     frame = spark.read.parquet(str(out))
@@ -160,43 +168,79 @@ def test_kafka_to_a_catalog_table(
     spark.sql(f"DROP DATABASE {database} CASCADE")
 
 
-def _postgres() -> sa.Engine:
-    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
-                             isolation_level="AUTOCOMMIT")  # fmt: skip
-    with admin.connect() as conn:
-        exists = conn.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (PG_DB,))
-        if not exists.scalar():
-            conn.exec_driver_sql(f"CREATE DATABASE {PG_DB}")
+@dataclass
+class JdbcDatabase:
+    """A database of this machine's PostgreSQL or MariaDB server, as Spark's JDBC data
+    source reaches it (``spark.option.*`` keys) and as the test reads it (SQLAlchemy)."""
+
+    kind: str
+    engine: sa.Engine
+    options: dict[str, str]
+
+    def config(self, table: str) -> dict[str, str]:
+        """A Spark-native connector's keys for ``table`` of this database."""
+        keys = {f"spark.option.{k}": v for k, v in self.options.items()}
+        return {"spark.format": "jdbc", "spark.option.dbtable": table, **keys}
+
+    def execute(self, sql: str, params: Any = None) -> None:
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql(sql, params)
+
+    def rows(self, sql: str) -> set[tuple[Any, ...]]:
+        with self.engine.connect() as conn:
+            return {tuple(r) for r in conn.exec_driver_sql(sql)}
+
+
+def jdbc_database(kind: str) -> JdbcDatabase:
+    """Database DB_NAME of the machine's ``postgresql`` or ``mariadb`` server (created when
+    missing); fails the test naming the package when the driver jar is missing."""
+    jar = postgres_jar() if kind == "postgresql" else mariadb_jar()
+    if jar is None:
+        pytest.fail(missing_message(POSTGRES_JAR if kind == "postgresql" else MARIADB_JAR))
+    if kind == "postgresql":
+        admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+                                 isolation_level="AUTOCOMMIT")  # fmt: skip
+        with admin.connect() as conn:
+            query = "SELECT 1 FROM pg_database WHERE datname = %s"
+            if not conn.exec_driver_sql(query, (DB_NAME,)).scalar():
+                conn.exec_driver_sql(f"CREATE DATABASE {DB_NAME}")
+        admin.dispose()
+        engine = sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{DB_NAME}")
+        url = f"jdbc:postgresql://127.0.0.1:5432/{DB_NAME}"
+        return JdbcDatabase(kind, engine, {"url": url, "user": "postgres",
+                                           "driver": "org.postgresql.Driver"})  # fmt: skip
+    admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/")
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE IF NOT EXISTS {DB_NAME}")
     admin.dispose()
-    return sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DB}")
+    engine = sa.create_engine(f"mysql+pymysql://root@127.0.0.1:3306/{DB_NAME}")
+    # jdbc:mysql: is what selects Spark's MySQL dialect (backtick quoting); MariaDB
+    # Connector/J 2.x takes that scheme (docs/spark-connectors.md).
+    url = f"jdbc:mysql://127.0.0.1:3306/{DB_NAME}"
+    return JdbcDatabase(kind, engine, {"url": url, "user": "root",
+                                       "driver": "org.mariadb.jdbc.Driver"})  # fmt: skip
 
 
-def test_kafka_to_postgresql_through_spark_jdbc(engine: SparkEngine, kafka_broker: Any) -> None:
-    if postgres_jar() is None:
-        pytest.fail(missing_message())
-    database = _postgres()
+@pytest.mark.parametrize("kind", ["postgresql", "mariadb"])
+def test_kafka_to_a_database_through_spark_jdbc(
+    engine: SparkEngine, kafka_broker: Any, kind: str
+) -> None:
+    database = jdbc_database(kind)
     table = f"orders_{uuid.uuid4().hex[:8]}"
     topic = produce_orders(kafka_broker.bootstrap_servers, 2, 1500)
     name = unique("jdbc")
     listener = Listener()
-    plan = sink_plan(name, tasks=2, topics=topic, **{
-        "spark.format": "jdbc",
-        "spark.option.url": f"jdbc:postgresql://127.0.0.1:5432/{PG_DB}",
-        "spark.option.dbtable": table,
-        "spark.option.user": "postgres",
-        "spark.option.driver": "org.postgresql.Driver",
-    })  # fmt: skip
+    plan = sink_plan(name, tasks=2, topics=topic, **database.config(table))
     engine.start_connector(plan, listener)
-    wait_for(copied(listener, name, 3000), 90, "the sink to copy the topic")
-    engine.stop_connector(name)
     try:
-        with database.connect() as conn:
-            rows = {tuple(r) for r in conn.exec_driver_sql(
-                f"SELECT id, name, region, amount FROM {table}")}  # fmt: skip
-            conn.exec_driver_sql(f"DROP TABLE {table}")
-            conn.commit()
+        wait_for(copied(listener, name, 3000), 90, "the sink to copy the topic")
     finally:
-        database.dispose()
+        engine.stop_connector(name)
+    try:
+        rows = database.rows(f"SELECT id, name, region, amount FROM {table}")
+        database.execute(f"DROP TABLE {table}")
+    finally:
+        database.engine.dispose()
     assert len(rows) == 3000
     assert rows == {(o["id"], o["name"], o["region"], o["amount"])
                     for o in map(order, range(3000))}  # fmt: skip

@@ -1,6 +1,8 @@
 """SparkSourceConnector on the real broker and the session's SparkSession: a Parquet
 directory -> Kafka, files added while it runs picked up, an SMT applied on the way, offsets
-in Connect's offset store."""
+in Connect's offset store; the new rows of a table (a catalog table, PostgreSQL and MariaDB
+through Spark's JDBC reader) -> Kafka, rows added while it runs picked up, offsets resumed
+after a restart."""
 
 from __future__ import annotations
 
@@ -14,13 +16,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
-from tests.integration.engine.test_native_sink import Listener, wait_for
+from tests.integration.engine.test_native_sink import (
+    JdbcDatabase,
+    Listener,
+    jdbc_database,
+    wait_for,
+)
 
 from sparkcat.connectors.spark import SparkSourceConnector
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
+from sparkcat.runtime.tasks import client_cache
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
@@ -43,6 +51,7 @@ def engine(
     engine = SparkEngine(worker, store, session=spark, state_dir=str(tmp_path / "plans"))
     yield engine
     engine.close()
+    client_cache.close_all()  # the topic-creation admin clients of the sources
 
 
 def source_plan(name: str, **config: str) -> ConnectorPlan:
@@ -126,4 +135,94 @@ def test_parquet_files_to_kafka_with_new_files_and_an_smt(
     assert all(v["origin"] == "spark" and v["label"] == f"row-{v['id']}" for v in reader.values)
     offset = store.get(name, {"spark.path": str(directory)})
     assert offset is not None and offset["file"].endswith(newest.name)
+    assert listener.traces == {}
+
+
+class SourceTable:
+    """A table ``(id BIGINT, label)`` the table source reads: a catalog table of the session,
+    or a PostgreSQL or MariaDB table through Spark's JDBC reader."""
+
+    def __init__(self, kind: str, spark: Any, tmp_path: Path) -> None:
+        self.kind, self.spark = kind, spark
+        self.name = f"rows_{uuid.uuid4().hex[:8]}"
+        if kind == "catalog":
+            self.database: JdbcDatabase | None = None
+            self.schema = f"native_{uuid.uuid4().hex[:8]}"
+            spark.sql(f"CREATE DATABASE {self.schema} LOCATION '{tmp_path / 'warehouse'}'")
+            self.name = f"{self.schema}.{self.name}"
+            spark.sql(f"CREATE TABLE {self.name} (id BIGINT, label STRING) USING parquet")
+        else:
+            self.database = jdbc_database(kind)
+            self.database.execute(f"CREATE TABLE {self.name} (id BIGINT PRIMARY KEY, "
+                                  "label VARCHAR(40))")  # fmt: skip
+
+    def config(self) -> dict[str, str]:
+        column = {"spark.incrementing.column": "id"}
+        if self.database is None:
+            return {"spark.table": self.name, **column}
+        return {**self.database.config(self.name), **column}
+
+    def partition(self) -> dict[str, str]:
+        key = "spark.table" if self.database is None else "spark.option.dbtable"
+        return {key: self.name}
+
+    def insert(self, ids: range) -> None:
+        rows = [(i, f"row-{i}") for i in ids]
+        if self.database is None:
+            frame = self.spark.createDataFrame(rows, "id BIGINT, label STRING")
+            frame.write.insertInto(self.name)
+        else:
+            mark = "%s"
+            self.database.execute(f"INSERT INTO {self.name} VALUES ({mark}, {mark})", rows)
+
+    def drop(self) -> None:
+        if self.database is None:
+            self.spark.sql(f"DROP DATABASE {self.schema} CASCADE")
+        else:
+            self.database.execute(f"DROP TABLE {self.name}")
+            self.database.engine.dispose()
+
+
+@pytest.mark.parametrize("kind", ["catalog", "postgresql", "mariadb"])
+def test_new_rows_of_a_table_to_kafka_and_offsets_resume_after_a_restart(
+    engine: SparkEngine,
+    spark: Any,
+    kafka_broker: Any,
+    tmp_path: Path,
+    store: MemoryOffsetStore,
+    kind: str,
+) -> None:
+    table = SourceTable(kind, spark, tmp_path)
+    table.insert(range(0, 300))
+    topic = f"from-table-{uuid.uuid4().hex[:8]}"
+    name = f"table-source-{uuid.uuid4().hex[:8]}"
+    listener = Listener()
+    plan = source_plan(name, topic=topic, **{"poll.interval.ms": "100", **table.config()})
+    reader = TopicReader(kafka_broker.bootstrap_servers, topic)
+
+    def read(count: int) -> bool:
+        assert not listener.traces, listener.traces
+        return reader.at_least(count)
+
+    def offset() -> Any:
+        return (store.get(name, table.partition()) or {}).get("spark.incrementing.column")
+
+    try:
+        engine.start_connector(plan, listener)
+        wait_for(lambda: read(300), 120, "the table's rows")
+        table.insert(range(300, 450))  # while the connector runs
+        wait_for(lambda: read(450), 60, "the rows added while running")
+        wait_for(lambda: offset() == 449, 10, "the offset of the last row")
+        engine.stop_connector(name)
+        table.insert(range(450, 500))  # while it is stopped
+        engine.start_connector(plan, listener)  # resumes after the stored offset
+        wait_for(lambda: read(500), 60, "the rows added while stopped")
+        wait_for(lambda: offset() == 499, 10, "the offset of the last row")
+        reader.at_least(501)  # anything produced twice would show here
+    finally:
+        engine.stop_connector(name)
+        reader.consumer.close()
+        table.drop()
+    assert sorted(v["id"] for v in reader.values) == list(range(500))
+    assert all(v["label"] == f"row-{v['id']}" for v in reader.values)
     assert listener.traces == {}

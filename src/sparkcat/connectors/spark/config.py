@@ -37,6 +37,16 @@ MAX_FILES_CONFIG = "spark.max.files.per.batch"
 
 APPEND = "append"
 
+# Spark picks a JDBC dialect by URL prefix and has none for jdbc:mariadb:, so it would quote
+# names with double quotes, which MariaDB (without ANSI_QUOTES) reads as string literals:
+# table creation fails and a filtered read compares against a constant string.
+MARIADB_URL_MESSAGE = (
+    "Spark has no JDBC dialect for jdbc:mariadb: URLs (names would be quoted with double "
+    "quotes, which MariaDB reads as strings): write the URL as jdbc:mysql://host:port/db with "
+    "spark.option.driver=org.mariadb.jdbc.Driver, so Spark uses its MySQL dialect (MariaDB "
+    "Connector/J 3.x also needs ?permitMysqlScheme in the URL)"
+)
+
 _GROUP = "Spark"
 
 
@@ -81,8 +91,9 @@ SOURCE_CONFIG_DEF = (
     .define(TOPIC_CONFIG, ConfigType.STRING, importance=Importance.HIGH, group=_GROUP,
             documentation="The topic the rows are written to.")
     .define(INCREMENTING_COLUMN_CONFIG, ConfigType.STRING, None, importance=Importance.HIGH,
-            group=_GROUP, documentation="Table reads: a strictly increasing column; each "
-            "poll reads the rows above the last one copied.")
+            group=_GROUP, documentation="Table reads (spark.table, or spark.format=jdbc): a "
+            "strictly increasing column; each poll reads the rows above the last one "
+            "copied.")
     .define(SCHEMA_CONFIG, ConfigType.STRING, None, importance=Importance.MEDIUM,
             group=_GROUP, documentation="A Spark DDL schema for the reader (json/csv files): "
             "without it Spark infers one per batch.")
@@ -116,6 +127,8 @@ def check_target(result: Config, props: Mapping[str, str], sink: bool) -> Config
                 values[FORMAT_CONFIG].add_error_message(
                     f"spark.format jdbc needs {OPTION_PREFIX}{option}"
                 )
+        if (props.get(OPTION_PREFIX + "url") or "").lower().startswith("jdbc:mariadb:"):
+            values[FORMAT_CONFIG].add_error_message(MARIADB_URL_MESSAGE)
     elif bool(path) == bool(table):
         values[PATH_CONFIG].add_error_message("Exactly one of spark.path and spark.table")
     if sink:
@@ -125,8 +138,17 @@ def check_target(result: Config, props: Mapping[str, str], sink: bool) -> Config
                 f"spark.mode {mode} is refused: a streaming sink only appends (an overwrite "
                 "would drop what earlier batches wrote)"
             )
-    elif table and not props.get(INCREMENTING_COLUMN_CONFIG):
+    elif (table or fmt == "jdbc") and not props.get(INCREMENTING_COLUMN_CONFIG):
         values[INCREMENTING_COLUMN_CONFIG].add_error_message(
             "A table source needs spark.incrementing.column"
         )
     return result
+
+
+def source_partition(props: Mapping[str, str]) -> dict[str, str]:
+    """The Connect source partition of a source's reads: its path, table or JDBC table
+    (``spark.option.dbtable`` alone: the URL may carry credentials)."""
+    for key in (PATH_CONFIG, TABLE_CONFIG):
+        if props.get(key):
+            return {key: props[key]}
+    return {OPTION_PREFIX + "dbtable": props[OPTION_PREFIX + "dbtable"]}

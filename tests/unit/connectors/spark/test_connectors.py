@@ -10,7 +10,12 @@ from sparkcat.connectors.spark import (
     SparkSourceConnector,
     SparkSourceTask,
 )
-from sparkcat.connectors.spark.config import NATIVE_KEY, spark_options
+from sparkcat.connectors.spark.config import (
+    MARIADB_URL_MESSAGE,
+    NATIVE_KEY,
+    source_partition,
+    spark_options,
+)
 from sparkcat.runtime.isolation.plugins import default_registry
 
 
@@ -49,6 +54,20 @@ def test_jdbc_needs_url_and_dbtable_options() -> None:
     assert errors(SparkSinkConnector(), ok) == {}
 
 
+@pytest.mark.parametrize("connector", [SparkSinkConnector, SparkSourceConnector])
+def test_jdbc_refuses_mariadb_urls_spark_has_no_dialect_for(
+    connector: type[SparkSinkConnector] | type[SparkSourceConnector],
+) -> None:
+    props = {"topics": "t", "topic": "t", "spark.format": "jdbc", "spark.option.dbtable": "t",
+             "spark.incrementing.column": "id",
+             "spark.option.url": "jdbc:mariadb://db:3306/shop"}  # fmt: skip
+    found = errors(connector(), props)
+    assert found == {"spark.format": [MARIADB_URL_MESSAGE]}
+    assert "jdbc:mysql://host:port/db" in MARIADB_URL_MESSAGE
+    props["spark.option.url"] = "jdbc:mysql://db:3306/shop"
+    assert errors(connector(), props) == {}
+
+
 def test_flush_size_must_be_positive() -> None:
     found = errors(SparkSinkConnector(), {"spark.path": "/x", "flush.size": "0"})
     assert "flush.size" in found
@@ -60,6 +79,31 @@ def test_table_source_needs_an_incrementing_column() -> None:
     assert found == {"spark.incrementing.column": [message]}
     props = {"topic": "t", "spark.table": "db.t", "spark.incrementing.column": "id"}
     assert errors(SparkSourceConnector(), props) == {}
+
+
+def test_jdbc_source_needs_an_incrementing_column() -> None:
+    props = {"topic": "t", "spark.format": "jdbc", "spark.option.url": "jdbc:postgresql://d/x",
+             "spark.option.dbtable": "public.rows"}  # fmt: skip
+    found = errors(SparkSourceConnector(), props)
+    assert found == {"spark.incrementing.column": [
+        "A table source needs spark.incrementing.column"]}  # fmt: skip
+    assert errors(SparkSourceConnector(), {**props, "spark.incrementing.column": "id"}) == {}
+
+
+@pytest.mark.parametrize(
+    ("props", "partition"),
+    [
+        ({"spark.path": "/in"}, {"spark.path": "/in"}),
+        ({"spark.table": "db.t"}, {"spark.table": "db.t"}),
+        ({"spark.format": "jdbc", "spark.option.url": "jdbc:postgresql://d/x?password=s",
+          "spark.option.dbtable": "public.rows"}, {"spark.option.dbtable": "public.rows"}),
+    ],
+    ids=["path", "table", "jdbc"],
+)  # fmt: skip
+def test_source_partition_names_what_is_read_without_the_url(
+    props: dict[str, str], partition: dict[str, str]
+) -> None:
+    assert source_partition(props) == partition
 
 
 def test_task_configs_are_marked_for_the_engine() -> None:
