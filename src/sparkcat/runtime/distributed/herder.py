@@ -10,7 +10,8 @@ per connector one engine plan holding only its assigned tasks, statuses with the
 generation. Store callbacks only wake that thread.
 
 Public methods stay synchronous (STYLE.md). Writes that Kafka reserves for the leader
-(create, config PUT/PATCH, delete, stop, restart, offsets, internal task configs) raise
+(create, config PUT/PATCH, delete, stop, restart, offsets PATCH/DELETE, internal task
+configs) raise
 :class:`NotLeaderError` on a follower; the REST layer (:mod:`.forwarding`) forwards them.
 Pause and resume are written by any worker, as in Kafka.
 """
@@ -23,14 +24,14 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from sparkcat.runtime.distributed import work
+from sparkcat.api.errors import ConnectError, NotFoundError
+from sparkcat.runtime.distributed import offsets, work
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.protocol import ExtendedAssignment
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine
 from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.herder.base import AbstractHerder
-from sparkcat.runtime.herder.state import Live, ManagedConnector, parse_initial_state
+from sparkcat.runtime.herder.state import Live, ManagedConnector
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
     valid_config,
@@ -313,20 +314,8 @@ class DistributedHerder(AbstractHerder):
         initial_state: str | None = None,
         initial_offsets: Any = None,
     ) -> ConnectorInfo:
-        name = name.strip()
-        given = check_connector_name(name, dict(config))
-        target = parse_initial_state(initial_state)
-        self._require_leader("create a connector")
-        validation = validate_connector_config(given, self.registry, self.worker_config)
-        props = valid_config(validation, given)
-        if self.configs.contains(name):
-            raise AlreadyExistsError(f"Connector {name} already exists")
-        if initial_offsets is not None:
-            raise ConnectRestError(
-                "initial_offsets is not supported in distributed mode by this worker yet", 400
-            )
-        self.configs.put_connector_config(name, props, store_configs.TargetState(target.value))
-        return ConnectorInfo(name, props, [], validation.kind)
+        """On the leader: any ``initial_offsets`` (KIP-995) first, then the config."""
+        return offsets.create_connector(self, name, config, initial_state, initial_offsets)
 
     def update_connector_config(
         self, name: str, config: Mapping[str, str]
@@ -448,6 +437,13 @@ class DistributedHerder(AbstractHerder):
             self.requested_reconfigs.add(name)
         if self.member is not None:
             self.member.wakeup()
+
+    # -- offsets (KIP-875): the shared operations; the connector as the config topic has it
+    def _offsets_subject(self, name: str) -> tuple[str, dict[str, str]]:
+        return offsets.offsets_subject(self, name)
+
+    def _stopped(self, name: str) -> ManagedConnector:
+        return offsets.stopped_connector(self, name)
 
     # -- hooks of AbstractHerder --------------------------------------------------------------
     def reconfigure_tasks(self, managed: ManagedConnector, force: bool = False) -> None:

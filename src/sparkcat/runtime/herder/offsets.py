@@ -87,11 +87,7 @@ class HerderOffsetsMixin:
     # -- GET / PATCH / DELETE /connectors/{name}/offsets -----------------------------------
     def connector_offsets(self, name: str) -> dict[str, Any]:
         """``{"offsets": [{"partition": ..., "offset": ...}, ...]}`` (any target state)."""
-        with self._lock:
-            managed = self._connectors.get(name)
-            if managed is None:
-                raise NotFoundError(f"Connector {name} not found")
-            kind, config = managed.kind, dict(managed.config)
+        kind, config = self._offsets_subject(name)
         if kind == "source":
             try:
                 pairs = self.offset_store.get_all(name)
@@ -112,6 +108,14 @@ class HerderOffsetsMixin:
                 f"Failed to retrieve consumer group offsets for sink connector {name}: {exc}"
             ) from exc
         return sink_offsets_json(offsets)
+
+    def _offsets_subject(self, name: str) -> tuple[str, dict[str, str]]:
+        """``(kind, config)`` of connector ``name`` for a GET of its offsets."""
+        with self._lock:
+            managed = self._connectors.get(name)
+            if managed is None:
+                raise NotFoundError(f"Connector {name} not found")
+            return managed.kind, dict(managed.config)
 
     def alter_connector_offsets(self, name: str, body: Any) -> str:
         """``PATCH .../offsets``: Kafka's success message, or its errors (§1.6)."""
