@@ -99,6 +99,10 @@ class ConnectorQuery:
         self._plan_path = plan_files.plan_path(state_dir, plan.name)
         self._control = control
         self._channel = control.open_channel("run")
+        # Leases carry the address of the channel's current issue: a lease of an earlier one
+        # (a Spark retry of a lease issued before this worker's tasks changed) is told
+        # "stale" and ends without writing (see sparkcat.runtime.tasks.control).
+        self._lease_address = control.new_issue(self._channel)
         self._lock = threading.Condition()
         self._plan = plan
         self._bounds = lease_bounds(plan.connector_config, worker_config)
@@ -184,6 +188,7 @@ class ConnectorQuery:
             self._failed.clear()
             self._idle_streak.clear()
             self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+            self._lease_address = self._control.new_issue(self._channel)
         self._control.set_state(self._channel, "run")
         with self._lock:
             self._issue_locked()
@@ -281,7 +286,7 @@ class ConnectorQuery:
                     worker_config=dict(self._worker),
                     max_ms=max_ms,
                     max_records=self._bounds.max_records,
-                    control=self._channel,
+                    control=self._lease_address,
                     source_offsets=source_offsets,
                     assignment=tuple(per_task[task]) if self._sink is not None else (),
                     data_max_ms=self._bounds.max_ms if max_ms > self._bounds.max_ms else 0,

@@ -6,8 +6,10 @@ Used instead of the plain source lease when the worker has
 1. a transactional producer with ``transactional.id = <group.id>-<connector>-<task>`` is
    created and ``init_transactions()`` runs: the broker aborts any transaction an older
    instance of this task left open and fences that instance (its next send or commit fails).
-   Then the lease asks its control channel whether it is still wanted: a Spark task retry or
-   a late lease whose worker is gone or moved on ends here, having written nothing;
+   Before that (and once more after it) the lease asks its control channel whether it is
+   still wanted: a late lease whose worker is gone or stopped the connector, or a Spark task
+   retry of a lease issued for an earlier assignment of the task (answered ``stale``), ends
+   there having written nothing, and in the stale case without fencing the current owner;
 2. the task polls as in the plain lease (:class:`~sparkcat.runtime.tasks.worker_source_task.
    SourceRun`); records go into the open transaction, and at each boundary the source offsets
    of those records are produced to the connector's offsets topic *in the same transaction*
@@ -94,11 +96,21 @@ def run_exactly_once_lease(
     )
     if not wants_commit_record:
         config["delivery.report.only.error"] = True  # type: ignore[assignment]
-    producer = Producer(config)
-    producer.init_transactions(_TRANSACTION_TIMEOUT_S)
-    if not _still_wanted(spec.control):
-        log.info("%s-%d: lease no longer wanted after fencing older producers; ending it",
-                 spec.connector, spec.task)  # fmt: skip
+    control = ControlChannel(spec.control)
+    try:
+        # Asked before the producer exists: a stale lease (a Spark retry of a lease issued
+        # for an earlier assignment of this task) must not even call init_transactions(),
+        # which would fence the producer of the task's current owner.
+        refused = _refusal(control)
+        if refused is None:
+            producer = Producer(config)
+            producer.init_transactions(_TRANSACTION_TIMEOUT_S)
+            refused = _refusal(control)  # told to end while older producers were fenced
+    finally:
+        control.close()
+    if refused is not None:
+        log.info("%s-%d: lease not wanted (control channel says %s); it ends having written "
+                 "nothing", spec.connector, spec.task, refused)  # fmt: skip
         return LeaseResult(spec.connector, spec.task, spec.generation, 0, 0, (), (), None,
                            int((time.monotonic() - started) * 1000))  # fmt: skip
     offsets_topic = _offsets_topic(spec)
@@ -110,16 +122,12 @@ def run_exactly_once_lease(
     return run.execute(started)
 
 
-def _still_wanted(address: str | None) -> bool:
-    """The control channel answers, and not with pause/stop/gone."""
-    if address is None:
-        return True
-    channel = ControlChannel(address)
-    try:
-        answered = channel.wait_first_answer(_CONTROL_ANSWER_TIMEOUT_S)
-        return answered and not channel.stop_requested()
-    finally:
-        channel.close()
+def _refusal(channel: ControlChannel) -> str | None:
+    """``None`` if the lease may run, else why not: the channel's ``pause``/``stop``/
+    ``stale``/``gone``, or ``unanswered``."""
+    if not channel.wait_first_answer(_CONTROL_ANSWER_TIMEOUT_S):
+        return "unanswered"
+    return channel.state() if channel.stop_requested() else None
 
 
 class WorkerTransactionContext(TransactionContext):
