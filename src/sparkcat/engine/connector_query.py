@@ -31,6 +31,7 @@ from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
+from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks.lease import LeaseSpec
 
@@ -95,7 +96,8 @@ class ConnectorQuery:
         self._session = session
         self._listener = listener
         self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
-        self._offsets = offset_store
+        self._worker_offsets = offset_store
+        self._offsets = offset_store  # the connector's own store once started (KIP-618)
         self._plan_path = plan_files.plan_path(state_dir, plan.name)
         self._control = control
         self._channel = control.open_channel("run")
@@ -131,8 +133,14 @@ class ConnectorQuery:
 
         Called on the engine's starter thread; a connector stopped before it ran is left
         alone."""
+        if self.kind == "source":
+            self._offsets = connector_offsets.for_connector(
+                self._worker_offsets, self._worker, self._plan.connector_config
+            )
+            self._read_offsets_to_end()
         with self._lock:
             if self._closing.is_set():
+                self._close_own_offsets()
                 return
             self._control.set_state(self._channel, "run")
             self._issue_locked()
@@ -189,6 +197,8 @@ class ConnectorQuery:
             self._idle_streak.clear()
             self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
             self._lease_address = self._control.new_issue(self._channel)
+        if self.kind == "source":
+            self._read_offsets_to_end()  # tasks that moved here resume where they ended
         self._control.set_state(self._channel, "run")
         with self._lock:
             self._issue_locked()
@@ -228,6 +238,7 @@ class ConnectorQuery:
             except Exception:  # stopping a failed query may raise its error again
                 log.debug("Stopping the query of %s raised", self.name, exc_info=True)
         self._control.close_channel(self._channel)
+        self._close_own_offsets()
         if self._sink is not None:
             self._sink.close()
         shutil.rmtree(self._checkpoint, ignore_errors=True)
@@ -253,6 +264,23 @@ class ConnectorQuery:
                     log.warning("Lease of %s did not end within %.1f s", self.name, timeout_s)
                     break
                 self._lock.wait(min(remaining, 0.5))
+
+    def _close_own_offsets(self) -> None:
+        """Close the connector's own offsets store (the worker's is shared)."""
+        own, self._offsets = self._offsets, self._worker_offsets
+        if own is not self._worker_offsets:
+            own.close()
+
+    def _read_offsets_to_end(self) -> None:
+        """Read what other workers committed (a task that moved here, or whose previous
+        instance died, must start from its last committed offsets, not a lagging view)."""
+        read = getattr(self._offsets, "read_to_end", None)
+        if read is None:
+            return
+        try:
+            read(30.0)
+        except Exception as exc:
+            log.warning("Could not read the offsets of %s to the end: %s", self.name, exc)
 
     def _query_active(self) -> bool:
         return self._query is not None and self._query.isActive

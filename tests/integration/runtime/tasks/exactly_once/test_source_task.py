@@ -95,6 +95,14 @@ def pipeline(servers: str, unique_topic: Callable[[str], str]) -> Pipeline:
     return Pipeline(servers, unique_topic)
 
 
+def transaction_sizes(result: LeaseResult) -> tuple[float, ...]:
+    """(transactions, records in them, smallest, largest) the lease reports for the
+    source-task-metrics transaction-size-min/max/avg."""
+    m = result.task_metrics
+    keys = ("transactions", "transaction.size", "transaction.size.min", "transaction.size.max")
+    return tuple(m[k] for k in keys)
+
+
 def ok(result: LeaseResult) -> LeaseResult:
     assert result.trace is None, result.trace
     return result
@@ -107,6 +115,7 @@ def test_poll_boundary_commits_each_batch_with_its_offsets(pipeline: Pipeline) -
     view = pipeline.data()
     assert view.values() == values(0, 600)
     assert view.commit_markers == 6  # one transaction per poll batch
+    assert transaction_sizes(first) == (6, 600, 100, 100)
     assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 600}}
 
     resume = pipeline.spec(config, offsets=first.source_offsets, max_records=400)  # type: ignore[arg-type]
@@ -137,6 +146,8 @@ def test_connector_boundary_commits_and_aborts_on_request(pipeline: Pipeline) ->
     result = ok(run_lease(pipeline.spec(config, connector, max_records=5200)))
     assert result.records == 4000
     assert result.source_offsets == (({"task": "0"}, {"n": 5000}),)
+    # transaction-size-*: the four committed thousands (aborted and discarded ones not)
+    assert transaction_sizes(result) == (4, 4000, 1000, 1000)
     view = pipeline.data()
     assert view.values() == values(0, 2000) + values(3000, 5000)
     # Aborted records may never have left the producer (an abort purges its queue); those
