@@ -66,7 +66,9 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
     length up to ``offset.flush.interval.ms`` (at most 60 s), so idle connectors cost little
     CPU; once a record arrives, such a lease ends ``max.batch.ms`` after it
     (``LeaseSpec.data_max_ms``): its commit, and the flush of a sink that buffers until
-    ``flush`` (FileStreamSink does), then wait no longer than in a busy connector.
+    ``flush`` (FileStreamSink does), then wait no longer than in a busy connector. Leases
+    stretch only while every task of the micro-batch is idle (a batch lasts as long as its
+    longest lease).
     """
     max_ms = _setting("max.batch.ms", connector, worker, 5000)
     flush_ms = _setting("offset.flush.interval.ms", connector, worker, 60000)
@@ -76,6 +78,16 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
         max_records=_setting("max.batch.records", connector, worker, 1_000_000),
         trigger_ms=_setting("sparkcat.trigger.interval.ms", connector, worker, 1000),
     )
+
+
+def batch_max_ms(bounds: LeaseBounds, idle_streaks: list[int]) -> int:
+    """The ``max_ms`` of every lease of one micro-batch, given each task's count of idle
+    leases in a row: doubled per idle lease, up to ``idle_max_ms``, only while *every* task
+    is idle. A micro-batch ends when its last lease does, so one finished task must not pace
+    the busy ones at ``offset.flush.interval.ms`` per batch (as a task that failed over next
+    to a finished one would be)."""
+    idle = min(idle_streaks, default=0)
+    return min(bounds.max_ms << min(idle, 8), bounds.idle_max_ms)
 
 
 class ConnectorQuery:
@@ -299,10 +311,9 @@ class ConnectorQuery:
             source_offsets = tuple(
                 (p, o) for p, o in self._offsets.get_all(self.name) if o is not None
             )
+        max_ms = batch_max_ms(self._bounds, [self._idle_streak.get(task, 0) for task in tasks])
         specs = []
         for task in tasks:
-            idle = self._idle_streak.get(task, 0)
-            max_ms = min(self._bounds.max_ms << min(idle, 8), self._bounds.idle_max_ms)
             specs.append(
                 LeaseSpec(
                     connector=self.name,
