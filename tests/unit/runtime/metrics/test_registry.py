@@ -7,6 +7,7 @@ import math
 import pytest
 
 from sparkcat.runtime.metrics.counters import LeaseCounters, NullCounters
+from sparkcat.runtime.metrics.prometheus import render
 from sparkcat.runtime.metrics.registry import ConnectMetrics, ConnectorView, Metric
 from sparkcat.runtime.metrics.stats import MetricConfig
 
@@ -81,6 +82,9 @@ def test_transaction_sizes_of_exactly_once_source_tasks() -> None:
     assert source["transaction-size-avg"] == pytest.approx(650 / 4)
     plain = values(collected, "source-task-metrics", connector="plain", task="0")
     assert "transaction-size-avg" not in plain  # only exactly-once tasks have them, as Kafka
+    exposed = render(lambda: collected).decode()  # what GET /metrics serves
+    line = 'kafka_connect_source_task_metrics_transaction_size_max{connector="eos",task="0"} 300.0'
+    assert line in exposed
     clock.now += 10.0  # out of the window: Kafka's NaN
     late = values(metrics.collect(views), "source-task-metrics", connector="eos", task="0")
     assert math.isnan(late["transaction-size-min"]) and math.isnan(late["transaction-size-avg"])
