@@ -109,6 +109,7 @@ class ConnectorQuery:
         self._completed = 0
         self._in_flight = False
         self._issued_at = 0.0
+        self._next_tick = 0.0
         self._sink = (
             SinkPositions(plan.name, plan.connector_config, self._worker)
             if plan.kind == "sink"
@@ -228,10 +229,17 @@ class ConnectorQuery:
         shutil.rmtree(self._checkpoint, ignore_errors=True)
 
     def tick(self) -> None:
-        """Called about once a second: issue a lease if one is due and none is in flight."""
+        """Called every TICK_S by the engine: about once a second (more often while a sink
+        waits for its topic to appear), issue a lease if one is due and none is in flight."""
         with self._lock:
-            if not self._in_flight:
-                self._issue_locked()
+            if self._in_flight:
+                return
+            now = time.monotonic()
+            if now < self._next_tick:
+                return
+            waiting = self._sink is not None and self._sink.empty
+            self._next_tick = now + (self._sink.refresh_interval(now) if waiting else 1.0)
+            self._issue_locked()
 
     # -- internals -----------------------------------------------------------------------
 
