@@ -28,6 +28,7 @@ METADATA_REFRESH_S = 10.0
 EMPTY_REFRESH_S = 0.2
 EAGER_S = 60.0
 LATE_EMPTY_REFRESH_S = 1.0
+_SLACK_S = 0.05
 
 
 def _topic_selector(connector_config: Mapping[str, str]) -> tuple[set[str], re.Pattern[str] | None]:
@@ -60,7 +61,9 @@ class SinkPositions:
     def refresh(self, force: bool = False) -> None:
         """List topics again (at most every METADATA_REFRESH_S) and learn new partitions."""
         now = time.monotonic()
-        if not force and now - self._listed_at < self.refresh_interval(now):
+        # The slack: a caller on the same cadence (the engine's ticker) must not miss every
+        # other turn by a few milliseconds.
+        if not force and now - self._listed_at < self.refresh_interval(now) - _SLACK_S:
             return
         self._listed_at = now
         # list_topics() without a topic name: naming an unknown topic makes some brokers

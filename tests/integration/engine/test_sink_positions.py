@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from tests.conftest import KafkaBroker
 
 from sparkcat.engine import sink_positions
 from sparkcat.engine.sink_positions import SinkPositions
-from tests.conftest import KafkaBroker
 
 
 def _create(servers: str, topic: str, partitions: int = 2) -> None:
