@@ -237,8 +237,9 @@ class ConnectorQuery:
             now = time.monotonic()
             if now < self._next_tick:
                 return
-            waiting = self._sink is not None and self._sink.empty
-            self._next_tick = now + (self._sink.refresh_interval(now) if waiting else 1.0)
+            sink = self._sink
+            waiting = sink is not None and sink.empty  # a sink whose topic does not exist yet
+            self._next_tick = now + (sink.refresh_interval(now) if sink and waiting else 1.0)
             self._issue_locked()
 
     # -- internals -----------------------------------------------------------------------

@@ -11,8 +11,8 @@ otherwise).
 
 Start-up: the driver and spark-submit's launcher JVM run with :data:`JVM_OPTIONS`; once the
 session is up, a background job starts Spark's Python daemon and one Python worker with the
-lease modules imported per kind of lease, a source's and a sink's (``SPARKCAT_NO_WARMUP=1``
-skips it, for measurements with ``bench/bench_startup.py``).
+lease modules imported (``SPARKCAT_NO_WARMUP=1`` skips it, for measurements with
+``bench/bench_startup.py``).
 """
 
 from __future__ import annotations
@@ -168,32 +168,20 @@ def build_session(worker_config: Mapping[str, str]) -> SparkSession:
     return session
 
 
-# Python workers warmed at start-up: the first source lease and the first sink lease (the
-# quickstart's pair) run at the same time, each in a worker of its own.
-WARM_WORKERS = 2
-
-
 def _import_lease_modules(_: object) -> int:
     """Runs in a Spark Python worker: import what leases import, so the first lease of
     either kind finds them loaded (Spark reuses idle Python workers)."""
-    import time
-
     import sparkcat.runtime.tasks.worker_sink_task
     import sparkcat.runtime.tasks.worker_source_task  # noqa: F401
 
-    # The partitions must overlap to run in distinct workers: a worker that finished its
-    # partition at once would take the next one too.
-    time.sleep(0.2)
     return 0
 
 
 def _warm_python_workers(session: SparkSession) -> None:
-    """Start Spark's Python daemon and WARM_WORKERS workers with sparkcat's lease modules
-    imported, while the first query is still being set up (a cold daemon is ~1-2 s, a cold
-    worker's imports ~0.5-1 s on the path to the first record). Best effort: a failure here
-    only means a colder first lease."""
+    """Start Spark's Python daemon and one worker with sparkcat's lease modules imported,
+    while the first query is still being set up (a cold daemon is ~1-2 s on the path to the
+    first record). Best effort: a failure here only means a colder first lease."""
     try:
-        rdd = session.sparkContext.parallelize(range(WARM_WORKERS), WARM_WORKERS)
-        rdd.map(_import_lease_modules).collect()
+        session.sparkContext.parallelize([0], 1).map(_import_lease_modules).collect()
     except Exception:
         log.debug("Warming up Spark's Python workers failed", exc_info=True)

@@ -203,14 +203,16 @@ class JsonConverter(Converter, HeaderConverter):
     def from_connect_data_batch(
         self, topic: str, schema: Schema | None, values: list[Any]
     ) -> list[bytes | None]:
-        """Schemaless values without envelope: orjson per value in one ``map``; with a
-        schema: the schema's message encoder mapped over the column; anything else (nulls,
+        """A column of strings that need no escaping: one join/encode/split
+        (:func:`encode_string_column`); schemaless values without envelope: orjson per value
+        in one ``map``; with a schema: the schema's message encoder mapped over the column;
+        anything else (nulls,
         floats Java prints differently, a value that fails) per record."""
         if schema is not None:
             if schema.type is Type.STRING:
                 encoded = self._string_column(schema, values)
                 if encoded is not None:
-                    return encoded
+                    return encoded  # type: ignore[return-value]
             try:
                 return list(map(self._encoder_for(schema), values))
             except Exception:
@@ -218,7 +220,7 @@ class JsonConverter(Converter, HeaderConverter):
         elif schema is None and not self._schemas_enabled and None not in values:
             encoded = encode_string_column(values)  # a column of str: no per-value dumps
             if encoded is not None:
-                return encoded
+                return encoded  # type: ignore[return-value]
             try:
                 payloads = list(map(_dumps_plain, values))
             except TypeError:
