@@ -1,6 +1,7 @@
 """File -> Kafka -> file through a real `sparkcat standalone` worker, beside a hand-written loop.
 
-    python bench/bench_pipeline.py [--records 1000000] [--idle-connectors 10] [--skip-idle]
+    python bench/bench_pipeline.py [--records 1000000] [--runs 3] [--idle-connectors 10]
+                                   [--skip-idle]
 
 Measures, on one embedded broker shared by both runs:
 - the baseline: a hand-written confluent-kafka producer process (file -> topic) and consumer
@@ -8,7 +9,13 @@ Measures, on one embedded broker shared by both runs:
 - sparkcat with StringConverter and with JsonConverter: `sparkcat standalone` as a user runs
   it, FileStreamSource + FileStreamSink; the lines are appended once both connectors run, and
   the clock stops when the sink file holds them all. Reported as records/s and as the ratio
-  to the baseline of the same run;
+  to the baseline of the same round;
+- CPU-seconds per 1M records: the baseline's two processes (start to exit), and the worker's
+  whole process tree over the data window (driver JVM, Python runners and workers; the broker
+  is in neither);
+- with ``--runs N`` the rounds alternate (baseline, string, json, baseline, ...) and the medians
+  are printed last: ratios are taken within a round, so a machine whose speed drifts between
+  rounds moves them less;
 - time from starting the worker to the first record in the sink file;
 - peak RSS of the worker's whole process tree (driver JVM + every Python process);
 - the CPU an idle worker with N idle connectors burns (cores, over a 30 s window).
@@ -21,6 +28,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -189,7 +197,8 @@ c.close()
 """
 
 
-def baseline(servers: str, source: Path, records: int, work: Path) -> float:
+def baseline(servers: str, source: Path, records: int, work: Path) -> tuple[float, float]:
+    """``(records/s, CPU-s per 1M records)`` of the hand-written pair."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     topic = f"bench-baseline-{time.time_ns()}"
@@ -211,7 +220,7 @@ def baseline(servers: str, source: Path, records: int, work: Path) -> float:
     # Both processes, start to exit (the broker not included): compare with the worker tree's
     # "cores in all" x window of --lease-log, minus its broker line.
     print(f"baseline CPU: {cpu:.2f} s for {records:,} records", flush=True)
-    return records / elapsed
+    return records / elapsed, cpu * 1e6 / records
 
 
 # -- sparkcat -----------------------------------------------------------------------------
@@ -322,17 +331,20 @@ def sparkcat_run(
         wait_running(port, ["bench-source", "bench-sink"], 60)
         roots = [worker.pid] + ([broker_pid] if broker_pid else [])
         cpu0 = tree_cpu_by_process(roots) if lease_log else {}
+        tree0 = tree_cpu_s(worker.pid)
         t0 = time.monotonic()
         with source.open("ab") as out, lines.open("rb") as src:
             out.write(src.read())
         print(f"[{time.strftime('%H:%M:%S')}] {records} lines appended", file=sys.stderr)
         done = wait_lines(sink, records + 1, 600)
+        tree_cpu = tree_cpu_s(worker.pid) - tree0
         if lease_log:
             print(cpu_breakdown(cpu0, tree_cpu_by_process(roots), done - t0), file=sys.stderr)
         return {
             "records_per_s": records / (done - t0),
             "first_record_s": first,
             "peak_rss_mb": peak.peak,
+            "cpu_per_1m": tree_cpu * 1e6 / records,
         }
     finally:
         peak.done.set()
@@ -386,9 +398,43 @@ def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) ->
         stop(worker)
 
 
+def one_round(
+    args: argparse.Namespace, broker: EmbeddedBroker, lines: Path, work: Path
+) -> dict[str, float]:
+    """One baseline run, then one worker run per converter; figures by name."""
+    out: dict[str, float] = {}
+    base, base_cpu = baseline(broker.bootstrap_servers, lines, args.records, work)
+    out["baseline"], out["baseline cpu"] = base, base_cpu
+    print(f"baseline (hand-written confluent-kafka loops): {base:,.0f} records/s", flush=True)
+    for converter in args.converters.split(","):
+        r = sparkcat_run(
+            broker.bootstrap_servers,
+            lines,
+            args.records,
+            converter,
+            work,
+            args.lease_log,
+            broker._process.pid if broker._process else None,  # diagnostics only
+        )
+        out[converter] = r["records_per_s"]
+        out[f"{converter} ratio"] = r["records_per_s"] / base
+        out[f"{converter} cpu"] = r["cpu_per_1m"]
+        out[f"{converter} cpu ratio"] = r["cpu_per_1m"] / base_cpu
+        print(
+            f"sparkcat {converter:6s}: {r['records_per_s']:,.0f} records/s "
+            f"(ratio {r['records_per_s'] / base:.2f}), "
+            f"worker CPU {r['cpu_per_1m']:.2f} s per 1M ({r['cpu_per_1m'] / base_cpu:.2f}x the "
+            f"baseline's {base_cpu:.2f}), first record {r['first_record_s']:.1f} s after start, "
+            f"peak RSS {r['peak_rss_mb']:,.0f} MB",
+            flush=True,
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=3, help="alternating rounds; medians last")
     parser.add_argument("--idle-connectors", type=int, default=10)
     parser.add_argument("--skip-idle", action="store_true")
     parser.add_argument("--keep-logs", type=Path, help="copy the workers' logs into this directory")
@@ -406,32 +452,20 @@ def main() -> None:
         work = Path(tmp)
         lines = work / "lines.txt"
         make_lines(lines, args.records)
-        base = baseline(broker.bootstrap_servers, lines, args.records, work)
-        print(f"baseline (hand-written confluent-kafka loops): {base:,.0f} records/s", flush=True)
-        for converter in args.converters.split(","):
-            r = sparkcat_run(
-                broker.bootstrap_servers,
-                lines,
-                args.records,
-                converter,
-                work,
-                args.lease_log,
-                broker._process.pid if broker._process else None,  # diagnostics only
-            )
-            print(
-                f"sparkcat {converter:6s}: {r['records_per_s']:,.0f} records/s "
-                f"(ratio {r['records_per_s'] / base:.2f}), "
-                f"first record {r['first_record_s']:.1f} s after start, "
-                f"peak RSS {r['peak_rss_mb']:,.0f} MB",
-                flush=True,
-            )
+        rounds = []
+        for i in range(args.runs):
+            print(f"-- round {i + 1} of {args.runs}, load average {os.getloadavg()}", flush=True)
+            rounds.append(one_round(args, broker, lines, work))
+            if args.keep_logs:
+                args.keep_logs.mkdir(parents=True, exist_ok=True)
+                for log_file in work.glob("worker-*.log"):
+                    shutil.copy(log_file, args.keep_logs / f"{i + 1}-{log_file.name}")
+        print(f"-- median of {args.runs} round(s), load average {os.getloadavg()}")
+        for name in rounds[0]:
+            print(f"{name:>18}: {statistics.median(r[name] for r in rounds):,.2f}")
         if not args.skip_idle:
             cores = idle_cpu(broker.bootstrap_servers, args.idle_connectors, work)
             print(f"idle worker with {args.idle_connectors} idle connectors: {cores:.3f} cores")
-        if args.keep_logs:
-            args.keep_logs.mkdir(parents=True, exist_ok=True)
-            for log_file in work.glob("worker-*.log"):
-                shutil.copy(log_file, args.keep_logs / log_file.name)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,12 @@
 distributed`` workers with ``exactly.once.source.support=enabled``; the worker running a
 source task is killed mid-stream; its task resumes on the other worker. Read through the
 committed reader (the broker shows aborted records), every record is there exactly once, in
-order per partition, and the offsets topic agrees."""
+order per partition, and the offsets topics agree.
+
+The connector keeps its offsets in a topic of its own (``offsets.storage.topic``), which
+already holds task 1's start (``n=0``) while the worker's global topic holds a wrong one
+(``n=5000``): task 1 only writes ``1:0`` onwards if the worker reads the connector's topic
+first, and task 0 resumes after the kill from what the connector's topic says."""
 
 from __future__ import annotations
 
@@ -13,11 +18,13 @@ from typing import Any
 
 import orjson
 import pytest
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from tests.e2e.conftest import CONFIG_DIR, PLUGINS_DIR, edit_properties, wait_for
 from tests.e2e.test_distributed import DistributedWorker
 from tests.support.ports import free_port
 
+from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes
 from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
@@ -57,12 +64,39 @@ def _worker(directory: Path, servers: str, prefix: str, i: int) -> DistributedWo
     return DistributedWorker(props, [], directory / f"worker-{i}.log").start()
 
 
+def _seed_offsets(servers: str, prefix: str) -> str:
+    """The global offsets topic says task 1 starts at 5000, the connector's own topic at 0."""
+    own = f"{prefix}-seq-offsets"
+    compact = {"cleanup.policy": "compact"}
+    admin = AdminClient({"bootstrap.servers": servers})
+    made = admin.create_topics(
+        [NewTopic(t, 5, 1, config=compact) for t in (f"{prefix}-offsets", own)]
+    )
+    for future in made.values():
+        future.result(30)
+    producer = Producer({"bootstrap.servers": servers, "partitioner": "murmur2_random"})
+    key = offset_key_bytes("seq", {"task": "1"})
+    producer.produce(f"{prefix}-offsets", offset_value_bytes({"n": 5000}), key)
+    producer.produce(own, offset_value_bytes({"n": 0}), key)
+    assert producer.flush(30) == 0
+    return own
+
+
+def _offsets(servers: str, topic: str) -> dict[bytes, Any]:
+    latest: dict[bytes, Any] = {}
+    for record in read_topic(servers, topic).records:
+        assert record.key is not None
+        latest[record.key] = None if record.value is None else orjson.loads(record.value)
+    return latest
+
+
 def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path: Path) -> None:
     servers = kafka_broker.bootstrap_servers
     prefix = f"eos-{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}-data"
     admin = AdminClient({"bootstrap.servers": servers})  # kept alive until the topic exists
     admin.create_topics([NewTopic(topic, 2, 1)])[topic].result(30)
+    own_offsets = _seed_offsets(servers, prefix)
     started = time.monotonic()
     workers = [_worker(tmp_path, servers, prefix, i) for i in range(2)]
     try:
@@ -73,7 +107,7 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
             "connector.class": "sparkcat_eos_plugins:SequenceSourceConnector",
             "tasks.max": "2", "topic": topic, "records.total": str(PER_TASK),
             "batch.size": "100", "poll.sleep.ms": "30", "partition.per.task": "true",
-            "exactly.once.support": "required",
+            "exactly.once.support": "required", "offsets.storage.topic": own_offsets,
         }  # fmt: skip
         created = wait_for(
             lambda: workers[0].post("/connectors", {"name": "seq", "config": config}).status_code
@@ -87,7 +121,7 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
             return task["worker_id"] if task and task["state"] == "RUNNING" else None
 
         owner = wait_for(running_task_0, START_TIMEOUT_S, "task 0 to run", 0.5)
-        wait_for(lambda: len(read_topic(servers, topic, [0]).records) >= 2000, 120,
+        wait_for(lambda: len(read_topic(servers, topic, [0]).records) >= 2000, START_TIMEOUT_S,
                  "task 0 to commit records", 0.2)  # fmt: skip
         victim = next(w for w in workers if w.worker_id == owner)
         killed_at = time.monotonic()
@@ -102,12 +136,11 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
         for partition in (0, 1):
             expected = [f"{partition}:{n}".encode() for n in range(PER_TASK)]
             assert view.values(partition) == expected  # exactly once, in order
-        offsets: dict[bytes, Any] = {}
-        for record in read_topic(servers, f"{prefix}-offsets").records:
-            assert record.key is not None
-            offsets[record.key] = None if record.value is None else orjson.loads(record.value)
+        own, worker_wide = _offsets(servers, own_offsets), _offsets(servers, f"{prefix}-offsets")
         for task in ("0", "1"):
-            assert offsets[orjson.dumps(["seq", {"task": task}])] == {"n": PER_TASK}
+            key = orjson.dumps(["seq", {"task": task}])
+            assert own[key] == {"n": PER_TASK}
+            assert worker_wide[key] == {"n": PER_TASK}  # written to both, as Kafka
         print(
             f"kill -9 mid-stream: {len(view.aborted)} aborted records left by the killed worker; "
             f"start to kill {killed_at - started:.0f} s, kill to all committed "

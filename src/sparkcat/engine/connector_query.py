@@ -31,6 +31,7 @@ from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
+from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks.lease import LeaseSpec
 
@@ -65,7 +66,9 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
     length up to ``offset.flush.interval.ms`` (at most 60 s), so idle connectors cost little
     CPU; once a record arrives, such a lease ends ``max.batch.ms`` after it
     (``LeaseSpec.data_max_ms``): its commit, and the flush of a sink that buffers until
-    ``flush`` (FileStreamSink does), then wait no longer than in a busy connector.
+    ``flush`` (FileStreamSink does), then wait no longer than in a busy connector. Leases
+    stretch only while every task of the micro-batch is idle (a batch lasts as long as its
+    longest lease).
     """
     max_ms = _setting("max.batch.ms", connector, worker, 5000)
     flush_ms = _setting("offset.flush.interval.ms", connector, worker, 60000)
@@ -75,6 +78,16 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
         max_records=_setting("max.batch.records", connector, worker, 1_000_000),
         trigger_ms=_setting("sparkcat.trigger.interval.ms", connector, worker, 1000),
     )
+
+
+def batch_max_ms(bounds: LeaseBounds, idle_streaks: list[int]) -> int:
+    """The ``max_ms`` of every lease of one micro-batch, given each task's count of idle
+    leases in a row: doubled per idle lease, up to ``idle_max_ms``, only while *every* task
+    is idle. A micro-batch ends when its last lease does, so one finished task must not pace
+    the busy ones at ``offset.flush.interval.ms`` per batch (as a task that failed over next
+    to a finished one would be)."""
+    idle = min(idle_streaks, default=0)
+    return min(bounds.max_ms << min(idle, 8), bounds.idle_max_ms)
 
 
 class ConnectorQuery:
@@ -95,10 +108,15 @@ class ConnectorQuery:
         self._session = session
         self._listener = listener
         self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
-        self._offsets = offset_store
+        self._worker_offsets = offset_store
+        self._offsets = offset_store  # the connector's own store once started (KIP-618)
         self._plan_path = plan_files.plan_path(state_dir, plan.name)
         self._control = control
         self._channel = control.open_channel("run")
+        # Leases carry the address of the channel's current issue: a lease of an earlier one
+        # (a Spark retry of a lease issued before this worker's tasks changed) is told
+        # "stale" and ends without writing (see sparkcat.runtime.tasks.control).
+        self._lease_address = control.new_issue(self._channel)
         self._lock = threading.Condition()
         self._plan = plan
         self._bounds = lease_bounds(plan.connector_config, worker_config)
@@ -109,6 +127,7 @@ class ConnectorQuery:
         self._completed = 0
         self._in_flight = False
         self._issued_at = 0.0
+        self._next_tick = 0.0
         self._sink = (
             SinkPositions(plan.name, plan.connector_config, self._worker)
             if plan.kind == "sink"
@@ -127,8 +146,14 @@ class ConnectorQuery:
 
         Called on the engine's starter thread; a connector stopped before it ran is left
         alone."""
+        if self.kind == "source":
+            self._offsets = connector_offsets.for_connector(
+                self._worker_offsets, self._worker, self._plan.connector_config
+            )
+            self._read_offsets_to_end()
         with self._lock:
             if self._closing.is_set():
+                self._close_own_offsets()
                 return
             self._control.set_state(self._channel, "run")
             self._issue_locked()
@@ -184,6 +209,9 @@ class ConnectorQuery:
             self._failed.clear()
             self._idle_streak.clear()
             self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+            self._lease_address = self._control.new_issue(self._channel)
+        if self.kind == "source":
+            self._read_offsets_to_end()  # tasks that moved here resume where they ended
         self._control.set_state(self._channel, "run")
         with self._lock:
             self._issue_locked()
@@ -223,15 +251,24 @@ class ConnectorQuery:
             except Exception:  # stopping a failed query may raise its error again
                 log.debug("Stopping the query of %s raised", self.name, exc_info=True)
         self._control.close_channel(self._channel)
+        self._close_own_offsets()
         if self._sink is not None:
             self._sink.close()
         shutil.rmtree(self._checkpoint, ignore_errors=True)
 
     def tick(self) -> None:
-        """Called about once a second: issue a lease if one is due and none is in flight."""
+        """Called every TICK_S by the engine: about once a second (more often while a sink
+        waits for its topic to appear), issue a lease if one is due and none is in flight."""
         with self._lock:
-            if not self._in_flight:
-                self._issue_locked()
+            if self._in_flight:
+                return
+            now = time.monotonic()
+            if now < self._next_tick:
+                return
+            sink = self._sink
+            waiting = sink is not None and sink.empty  # a sink whose topic does not exist yet
+            self._next_tick = now + (sink.refresh_interval(now) if sink and waiting else 1.0)
+            self._issue_locked()
 
     # -- internals -----------------------------------------------------------------------
 
@@ -248,6 +285,23 @@ class ConnectorQuery:
                     log.warning("Lease of %s did not end within %.1f s", self.name, timeout_s)
                     break
                 self._lock.wait(min(remaining, 0.5))
+
+    def _close_own_offsets(self) -> None:
+        """Close the connector's own offsets store (the worker's is shared)."""
+        own, self._offsets = self._offsets, self._worker_offsets
+        if own is not self._worker_offsets:
+            own.close()
+
+    def _read_offsets_to_end(self) -> None:
+        """Read what other workers committed (a task that moved here, or whose previous
+        instance died, must start from its last committed offsets, not a lagging view)."""
+        read = getattr(self._offsets, "read_to_end", None)
+        if read is None:
+            return
+        try:
+            read(30.0)
+        except Exception as exc:
+            log.warning("Could not read the offsets of %s to the end: %s", self.name, exc)
 
     def _query_active(self) -> bool:
         return self._query is not None and self._query.isActive
@@ -266,10 +320,9 @@ class ConnectorQuery:
             source_offsets = tuple(
                 (p, o) for p, o in self._offsets.get_all(self.name) if o is not None
             )
+        max_ms = batch_max_ms(self._bounds, [self._idle_streak.get(task, 0) for task in tasks])
         specs = []
         for task in tasks:
-            idle = self._idle_streak.get(task, 0)
-            max_ms = min(self._bounds.max_ms << min(idle, 8), self._bounds.idle_max_ms)
             specs.append(
                 LeaseSpec(
                     connector=self.name,
@@ -281,7 +334,7 @@ class ConnectorQuery:
                     worker_config=dict(self._worker),
                     max_ms=max_ms,
                     max_records=self._bounds.max_records,
-                    control=self._channel,
+                    control=self._lease_address,
                     source_offsets=source_offsets,
                     assignment=tuple(per_task[task]) if self._sink is not None else (),
                     data_max_ms=self._bounds.max_ms if max_ms > self._bounds.max_ms else 0,

@@ -36,11 +36,12 @@ _MAX_WAIT_MS = 30_000
 
 
 class _Channel:
-    __slots__ = ("state", "version")
+    __slots__ = ("issue", "state", "version")
 
     def __init__(self, state: str) -> None:
         self.state = state
         self.version = 0
+        self.issue = 0
 
 
 class ControlServer:
@@ -84,6 +85,21 @@ class ControlServer:
             self._channels[key] = _Channel(state)
         return control_address(self.base_url, key, self._token)
 
+    def new_issue(self, address: str) -> str:
+        """Start a new issue of the channel: leases of earlier issues are answered ``stale``
+        from now on (long polls at once). Returns the address leases of the new issue carry.
+        The worker calls this whenever the tasks it runs for the connector change."""
+        key = _key_of(address)
+        with self._changed:
+            channel = self._channels.get(key)
+            if channel is None:
+                raise KeyError(f"No lease control channel {key}")
+            channel.issue += 1
+            channel.version += 1
+            issue = channel.issue
+            self._changed.notify_all()
+        return control_address(self.base_url, key, self._token, issue)
+
     def set_state(self, address: str, state: str) -> None:
         """Tell every lease of the channel ``state``; long polls are answered at once."""
         key = _key_of(address)
@@ -113,9 +129,12 @@ class ControlServer:
         scheme, _, token = (header or "").partition(" ")
         return scheme == "Bearer" and hmac.compare_digest(token.encode(), self._token.encode())
 
-    def wait_state(self, key: str, since: int, wait_ms: int) -> tuple[str, int] | None:
+    def wait_state(
+        self, key: str, since: int, wait_ms: int, issue: int | None = None
+    ) -> tuple[str, int] | None:
         """The channel's ``(state, version)`` once its version passes ``since`` or after
-        ``wait_ms``; ``None`` if the channel is gone."""
+        ``wait_ms`` (state ``stale`` for a lease of an issue older than the channel's);
+        ``None`` if the channel is gone."""
         deadline = time.monotonic() + min(max(wait_ms, 0), _MAX_WAIT_MS) / 1000
         with self._changed:
             while True:
@@ -123,6 +142,8 @@ class ControlServer:
                 if channel is None:
                     return None
                 remaining = deadline - time.monotonic()
+                if issue is not None and issue < channel.issue:
+                    return "stale", channel.version
                 if channel.version > since or remaining <= 0:
                     return channel.state, channel.version
                 self._changed.wait(remaining)
@@ -152,11 +173,12 @@ def _handler_for(server: ControlServer) -> type[BaseHTTPRequestHandler]:
             try:
                 since = int(query.get("since", ["-1"])[0])
                 wait_ms = int(query.get("wait_ms", ["0"])[0])
+                issue = int(query["issue"][0]) if "issue" in query else None
             except ValueError:
-                self._reply(400, {"error": "since and wait_ms must be integers"})
+                self._reply(400, {"error": "since, wait_ms and issue must be integers"})
                 return
             key = urllib.parse.unquote(url.path[len(_PREFIX) :])
-            found = server.wait_state(key, since, wait_ms)
+            found = server.wait_state(key, since, wait_ms, issue)
             if found is None:
                 self._reply(410, {"error": "gone"})
             else:

@@ -22,9 +22,13 @@ TopicPartitionKey = tuple[str, int]
 
 # How often the topics a sink reads are listed again, for topics.regex and new partitions;
 # while a sink has no partition at all (its topic is not created yet, typically by a source
-# starting beside it) it looks every second, so its first records are not 10 s late.
+# starting beside it) it looks every EMPTY_REFRESH_S during its first EAGER_S, then every
+# second, so its first records are not seconds late (one metadata request each: cheap).
 METADATA_REFRESH_S = 10.0
-EMPTY_REFRESH_S = 1.0
+EMPTY_REFRESH_S = 0.2
+EAGER_S = 60.0
+LATE_EMPTY_REFRESH_S = 1.0
+_SLACK_S = 0.05
 
 
 def _topic_selector(connector_config: Mapping[str, str]) -> tuple[set[str], re.Pattern[str] | None]:
@@ -52,13 +56,16 @@ class SinkPositions:
         self._consumer = Consumer(config)
         self._positions: dict[TopicPartitionKey, int | None] = {}
         self._listed_at = 0.0
+        self._created_at = time.monotonic()
 
     def refresh(self, force: bool = False) -> None:
         """List topics again (at most every METADATA_REFRESH_S) and learn new partitions."""
-        interval = METADATA_REFRESH_S if self._positions else EMPTY_REFRESH_S
-        if not force and time.monotonic() - self._listed_at < interval:
+        now = time.monotonic()
+        # The slack: a caller on the same cadence (the engine's ticker) must not miss every
+        # other turn by a few milliseconds.
+        if not force and now - self._listed_at < self.refresh_interval(now) - _SLACK_S:
             return
-        self._listed_at = time.monotonic()
+        self._listed_at = now
         # list_topics() without a topic name: naming an unknown topic makes some brokers
         # (the embedded one included) auto-create it.
         metadata = self._consumer.list_topics(timeout=10)
@@ -75,6 +82,17 @@ class SinkPositions:
         for tp in committed:
             self._positions[(tp.topic, tp.partition)] = tp.offset if tp.offset >= 0 else None
         log.info("Sink %s reads %d topic-partition(s)", self.name, len(self._positions))
+
+    def refresh_interval(self, now: float) -> float:
+        """Seconds between two listings of the topics (see METADATA_REFRESH_S)."""
+        if self._positions:
+            return METADATA_REFRESH_S
+        return EMPTY_REFRESH_S if now - self._created_at < EAGER_S else LATE_EMPTY_REFRESH_S
+
+    @property
+    def empty(self) -> bool:
+        """No partition to read yet (the sink's topics do not exist)."""
+        return not self._positions
 
     def _selects(self, topic: str) -> bool:
         if topic in self._topics:

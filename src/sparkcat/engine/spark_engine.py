@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 # How long starting a connector waits for its query's source to come up before the next one
 # starts (see ConnectorQuery.wait_started); a slower start is not an error.
 QUERY_START_WAIT_S = 30.0
+# How often the ticker looks at the connectors; each decides whether a lease is due (about
+# once a second, more often for a sink waiting for its topic: see ConnectorQuery.tick).
+TICK_S = 0.2
 
 
 def register_sources(session: SparkSession) -> None:
@@ -230,7 +233,7 @@ class SparkEngine:
         return query
 
     def _tick_loop(self) -> None:
-        while not self._closed.wait(1.0):
+        while not self._closed.wait(TICK_S):
             with self._lock:
                 queries = list(self._queries.values())
             for query in queries:

@@ -51,6 +51,10 @@ CONVERTERS: dict[str, Callable[[], Converter]] = {
 POINT = SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).field("s", OPTIONAL_STRING_SCHEMA)
 POINT_SCHEMA = POINT.build()
 
+# Strings JSON writes as they are (non-ASCII, DEL, U+2028 included), and ones it escapes.
+PLAIN_STRINGS = ["", "a b", "wörld ✓", "日本", "\x7f", "\u2028", "😀", "x" * 2000]
+NEEDS_ESCAPING = ['q"uote', "back\\slash", "new\nline", "\x00", "tab\t", "\x1f"]
+
 # (schema, values) columns per converter; every value is valid for the converter.
 GOOD_COLUMNS: dict[str, list[tuple[Schema | None, list[Any]]]] = {
     "string": [
@@ -60,6 +64,11 @@ GOOD_COLUMNS: dict[str, list[tuple[Schema | None, list[Any]]]] = {
     "string-latin1": [(STRING_SCHEMA, ["a", "é", ""])],
     "bytes": [(None, [b"a", b"", None, bytearray(b"x")]), (BYTES_SCHEMA, [b"\x00\xff"])],
     "json-schemaless": [
+        # Columns of str: one join/encode/split unless a value needs escaping (then per value).
+        (STRING_SCHEMA, PLAIN_STRINGS),
+        (None, PLAIN_STRINGS),
+        *[(STRING_SCHEMA, ["plain", odd]) for odd in NEEDS_ESCAPING],
+        *[(None, [odd, "plain"]) for odd in NEEDS_ESCAPING],
         (None, [{"a": 1}, [1, "x"], "s", 3, None, True]),
         (None, [{"f": 1.5}, {"f": 1e7}, {"f": float("nan")}, 0.0001]),
         (None, [b"raw", {"k": b"v"}]),
@@ -68,6 +77,9 @@ GOOD_COLUMNS: dict[str, list[tuple[Schema | None, list[Any]]]] = {
     ],
     "json-envelope": [
         (STRING_SCHEMA, ["a", "b"]),
+        (STRING_SCHEMA, PLAIN_STRINGS),
+        (OPTIONAL_STRING_SCHEMA, [*PLAIN_STRINGS, None]),
+        *[(STRING_SCHEMA, [odd, "plain"]) for odd in NEEDS_ESCAPING],
         (None, [{"a": 1}, None, "s"]),
         (POINT_SCHEMA, [Struct(POINT_SCHEMA).put("x", i) for i in range(3)]),
     ],

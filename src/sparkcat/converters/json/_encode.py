@@ -242,3 +242,40 @@ def encode_schemaless(value: Any) -> Any:
     if isinstance(value, Struct):
         raise DataError("Mismatching schema.")
     raise DataError(f"Class {type(value)} does not have corresponding schema type.")
+
+
+# Control characters but the newline, which encode_string_column counts on its own.
+_CONTROL_BUT_NEWLINE = bytes(c for c in range(0x20) if c != 0x0A)
+
+
+def encode_string_column(
+    values: list[Any], prefix: bytes = b"", suffix: bytes = b""
+) -> list[bytes] | None:
+    """``prefix + orjson.dumps(value) + suffix`` for each value of a column of ``str`` that
+    needs no JSON escaping (no ``"``, ``\\`` or control character), built in C with one join,
+    one encode and one split; ``None`` when a value is not a ``str`` or needs escaping (the
+    caller then encodes value by value, with the same bytes).
+
+    Why: ``orjson.dumps`` starts every output in a 1 KiB buffer, so a column of retained
+    results costs ~3 µs per value in fresh memory (page faults), against ~0.2 µs here.
+    ``prefix`` and ``suffix`` are compact JSON text (no raw newline or control character).
+    """
+    count = len(values)
+    if not count:
+        return []
+    head = prefix.decode() + '"'
+    tail = '"' + suffix.decode()
+    try:
+        data = (head + f"{tail}\n{head}".join(values) + tail).encode()
+    except (TypeError, UnicodeEncodeError):  # not all str; a lone surrogate
+        return None
+    # What the affixes hold, times the values, must be all there is: any more quotes,
+    # backslashes, newlines or control characters came from a value that needs escaping.
+    if (
+        data.count(b'"') != count * (head.count('"') + tail.count('"'))
+        or data.count(b"\\") != count * (head.count("\\") + tail.count("\\"))
+        or data.count(b"\n") != count - 1
+        or len(data.translate(None, _CONTROL_BUT_NEWLINE)) != len(data)
+    ):
+        return None
+    return data.split(b"\n")

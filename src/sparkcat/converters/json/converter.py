@@ -32,7 +32,11 @@ from sparkcat.converters.json._decode import (
     loads_exact,
     loads_payload_exact,
 )
-from sparkcat.converters.json._encode import EncoderFactory, encode_schemaless
+from sparkcat.converters.json._encode import (
+    EncoderFactory,
+    encode_schemaless,
+    encode_string_column,
+)
 from sparkcat.converters.json._struct_codegen import (
     struct_message_decoder,
     struct_message_encoder,
@@ -199,15 +203,24 @@ class JsonConverter(Converter, HeaderConverter):
     def from_connect_data_batch(
         self, topic: str, schema: Schema | None, values: list[Any]
     ) -> list[bytes | None]:
-        """Schemaless values without envelope: orjson per value in one ``map``; with a
-        schema: the schema's message encoder mapped over the column; anything else (nulls,
+        """A column of strings that need no escaping: one join/encode/split
+        (:func:`encode_string_column`); schemaless values without envelope: orjson per value
+        in one ``map``; with a schema: the schema's message encoder mapped over the column;
+        anything else (nulls,
         floats Java prints differently, a value that fails) per record."""
         if schema is not None:
+            if schema.type is Type.STRING:
+                encoded = self._string_column(schema, values)
+                if encoded is not None:
+                    return encoded  # type: ignore[return-value]
             try:
                 return list(map(self._encoder_for(schema), values))
             except Exception:
                 pass
         elif schema is None and not self._schemas_enabled and None not in values:
+            encoded = encode_string_column(values)  # a column of str: no per-value dumps
+            if encoded is not None:
+                return encoded  # type: ignore[return-value]
             try:
                 payloads = list(map(_dumps_plain, values))
             except TypeError:
@@ -216,6 +229,14 @@ class JsonConverter(Converter, HeaderConverter):
                 if not any(map(_has_java_only_float, values)):
                     return payloads  # type: ignore[return-value]
         return super().from_connect_data_batch(topic, schema, values)
+
+    def _string_column(self, schema: Schema, values: list[Any]) -> list[bytes] | None:
+        """A STRING schema's column through :func:`encode_string_column` (in its envelope
+        when schemas are enabled); ``None`` when a value needs the per-value encoder."""
+        if not self._schemas_enabled:
+            return encode_string_column(values)
+        prefix = b'{"schema":' + orjson.dumps(self.as_json_schema(schema)) + b',"payload":'
+        return encode_string_column(values, prefix, b"}")
 
     def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
         """Schemaless messages: ``orjson.loads`` over the column; anything else (envelopes,

@@ -33,6 +33,11 @@ REPORT_LAG = "lag"
 REPORT_COMMIT = "commit"  # 1: the lease left offsets to commit; 0: nothing to commit
 REPORT_COMMIT_S = "commit.s"  # added on the driver: time to commit the offsets
 REPORT_KIND = "sink"  # 1 for a sink lease, 0 for a source lease
+# Exactly-once source leases only (KIP-618): the transactions they committed, by record count.
+REPORT_TX_COUNT = "transactions"
+REPORT_TX_SIZE = "transaction.size"  # records in all of them
+REPORT_TX_SIZE_MIN = "transaction.size.min"
+REPORT_TX_SIZE_MAX = "transaction.size.max"
 
 
 def _zero() -> float:

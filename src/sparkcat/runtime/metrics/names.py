@@ -107,6 +107,12 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "poll for a batch of source records.",
         "source-record-active-count": "The number of records that have been produced by "
         "this task but not yet completely written to Kafka.",
+        "transaction-size-min": "The number of records in the smallest transaction the task "
+        "has committed so far.",
+        "transaction-size-max": "The number of records in the largest transaction the task "
+        "has committed so far.",
+        "transaction-size-avg": "The average number of records in the transactions the task "
+        "has committed so far.",
     },
     SINK_GROUP: {
         "sink-record-read-rate": "The average per-second number of records read from Kafka "

@@ -70,6 +70,8 @@ class _TaskSensors:
         self.commits = Windowed(config)
         self.skips = Windowed(config)
         self.lag = Windowed(config)
+        self.transactions = Windowed(config)
+        self.transactional = False  # an exactly-once source task: transaction-size-* exist
         self.in_total = 0.0
         self.out_total = 0.0
         self.commit_total = 0.0
@@ -102,6 +104,14 @@ class _TaskSensors:
             self.lag.record(lag_max, 1, lag_max)
             self.last_lag = report.get(c.REPORT_LAG, lag_max)
         self._add_commit(report)
+        if c.REPORT_TX_COUNT in report:
+            self.transactional = True
+            count = int(report[c.REPORT_TX_COUNT])
+            if count:
+                self.transactions.record(
+                    report.get(c.REPORT_TX_SIZE, 0.0), count,
+                    report.get(c.REPORT_TX_SIZE_MAX), report.get(c.REPORT_TX_SIZE_MIN),
+                )  # fmt: skip
 
     def _add_commit(self, report: Mapping[str, float]) -> None:
         if report.get(c.REPORT_COMMIT, 0.0):
@@ -294,6 +304,12 @@ def _task_metrics(view: ConnectorView, task: int, s: _TaskSensors, state: str) -
             (SOURCE_GROUP, "poll-batch-max-time-ms", s.calls.max()),
             (SOURCE_GROUP, "source-record-active-count", 0.0),  # leases end fully acked
         ]
+        if s.transactional:
+            values += [
+                (SOURCE_GROUP, "transaction-size-min", s.transactions.min()),
+                (SOURCE_GROUP, "transaction-size-max", s.transactions.max()),
+                (SOURCE_GROUP, "transaction-size-avg", s.transactions.avg()),
+            ]
     errors = merge_metrics(s.errors, {})
     values += [(ERROR_GROUP, name, value) for name, value in errors.items()]
     out = [Metric(TASK_GROUP, "status", 1.0, tags, state)]

@@ -38,13 +38,14 @@ class MetricConfig:
 
 
 class _Sample:
-    __slots__ = ("count", "maximum", "start", "total")
+    __slots__ = ("count", "maximum", "minimum", "start", "total")
 
     def __init__(self, start: float) -> None:
         self.start = start
         self.total = 0.0
         self.count = 0
         self.maximum = -math.inf
+        self.minimum = math.inf
 
 
 class Windowed:
@@ -56,8 +57,15 @@ class Windowed:
         self._config = config
         self._samples: list[_Sample] = []
 
-    def record(self, total: float, count: int = 1, maximum: float | None = None) -> None:
-        """Add ``total`` made of ``count`` values whose largest was ``maximum``."""
+    def record(
+        self,
+        total: float,
+        count: int = 1,
+        maximum: float | None = None,
+        minimum: float | None = None,
+    ) -> None:
+        """Add ``total`` made of ``count`` values whose largest was ``maximum`` and smallest
+        ``minimum`` (both default to ``total``: one value)."""
         now = self._config.clock()
         current = self._current(now)
         current.total += total
@@ -65,6 +73,9 @@ class Windowed:
         top = total if maximum is None else maximum
         if top > current.maximum:
             current.maximum = top
+        bottom = total if minimum is None else minimum
+        if bottom < current.minimum:
+            current.minimum = bottom
 
     def _current(self, now: float) -> _Sample:
         samples = self._samples
@@ -99,6 +110,11 @@ class Windowed:
         """Largest value in the window (``NaN`` without any, as Kafka's Max)."""
         live = [s for s in self._live(self._config.clock()) if s.count]
         return max(s.maximum for s in live) if live else math.nan
+
+    def min(self) -> float:
+        """Smallest value in the window (``NaN`` without any, as Kafka's Min)."""
+        live = [s for s in self._live(self._config.clock()) if s.count]
+        return min(s.minimum for s in live) if live else math.nan
 
 
 class StateTime:

@@ -8,10 +8,19 @@ never sent in the request line, only as ``Authorization: Bearer <token>``.
 
 Protocol (one resource per connector query, HTTP/1.1 keep-alive)::
 
-    GET /v1/leases/<key>?since=<version>&wait_ms=<ms>
-    200 {"state": "run" | "pause" | "stop", "version": n}   at once if n > since,
-                                                           else when it changes or wait_ms ends
+    GET /v1/leases/<key>?since=<version>&wait_ms=<ms>[&issue=<i>]
+    200 {"state": "run" | "pause" | "stop" | "stale", "version": n}
+                            at once if n > since, else when it changes or wait_ms ends
     401 bad or missing token;   410 the channel is gone (its query stopped): end the lease
+
+``issue`` is the *issue* of the lease: the worker starts a new issue of a channel whenever the
+set or the configs of the tasks it runs for that connector change (a task moved away, a new
+generation). A lease of an older issue is answered ``stale``: it belongs to an assignment this
+worker no longer has, typically a Spark task *retry* of a lease issued before its task moved
+to another worker while this worker still runs other tasks of the connector. It must end
+without writing anything (an exactly-once lease must not even initialise its transactional
+producer, which would fence the new owner's). Leases carry their issue in their address
+(``.../v1/leases/<key>?issue=<i>#<token>``).
 
 The lease side is a long poll on one background thread per lease, so the lease loop's
 :meth:`ControlChannel.stop_requested` only reads a flag (no syscall on the data path) and a
@@ -28,20 +37,28 @@ import threading
 import urllib.parse
 import weakref
 
-__all__ = ["STOP_STATES", "ControlChannel", "control_address", "parse_address"]
+__all__ = ["STOP_STATES", "ControlChannel", "address_issue", "control_address", "parse_address"]
 
 log = logging.getLogger(__name__)
 
-STOP_STATES = frozenset({"pause", "stop"})
+STOP_STATES = frozenset({"pause", "stop", "stale"})
 # A long poll is answered after this long without a change; short enough that a lease's
 # poller thread outlives its lease by little, long enough to cost ~nothing when idle.
 WAIT_MS = 2000
 _RETRY_S = 0.2
 
 
-def control_address(base_url: str, key: str, token: str) -> str:
-    """The address a lease carries: ``<base_url>/v1/leases/<key>#<token>``."""
-    return f"{base_url.rstrip('/')}/v1/leases/{urllib.parse.quote(key, safe='')}#{token}"
+def control_address(base_url: str, key: str, token: str, issue: int | None = None) -> str:
+    """The address a lease carries: ``<base_url>/v1/leases/<key>[?issue=<i>]#<token>``."""
+    query = "" if issue is None else f"?issue={issue}"
+    return f"{base_url.rstrip('/')}/v1/leases/{urllib.parse.quote(key, safe='')}{query}#{token}"
+
+
+def address_issue(address: str) -> int | None:
+    """The issue an address names (``None``: an address without one, never stale)."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(address.partition("#")[0]).query)
+    values = query.get("issue")
+    return int(values[0]) if values else None
 
 
 def parse_address(address: str) -> tuple[str, int, str, str]:
@@ -60,6 +77,9 @@ class _Poller:
     def __init__(self, address: str) -> None:
         self.host, self.port, self.path, token = parse_address(address)
         self.headers = {"Authorization": f"Bearer {token}"}
+        issue = address_issue(address)
+        self.issue_query = "" if issue is None else f"&issue={issue}"
+        self.state = ""  # the last state the channel answered
         self.stop_flag = threading.Event()  # the lease must end
         self.first_answer = threading.Event()
         self.closed = threading.Event()
@@ -96,7 +116,7 @@ class _Poller:
             self.conn = http.client.HTTPConnection(
                 self.host, self.port, timeout=WAIT_MS / 1000 + 10
             )
-        query = f"?since={self.version}&wait_ms={WAIT_MS}"
+        query = f"?since={self.version}&wait_ms={WAIT_MS}{self.issue_query}"
         self.conn.request("GET", self.path + query, headers=self.headers)
         response = self.conn.getresponse()
         body = response.read()
@@ -107,6 +127,7 @@ class _Poller:
             raise ValueError(f"lease control answered {response.status}: {body[:200]!r}")
         doc = json.loads(body)
         self.version = int(doc["version"])
+        self.state = str(doc["state"])
         self.first_answer.set()
         if doc["state"] in STOP_STATES:
             self._end(doc["state"])
@@ -115,6 +136,7 @@ class _Poller:
 
     def _end(self, why: str) -> None:
         log.debug("Lease control %s says %s", self.path, why)
+        self.state = why
         self.stop_flag.set()
         self.first_answer.set()
 
@@ -146,6 +168,11 @@ class ControlChannel:
     def stop_requested(self, now: float = 0.0) -> bool:
         """Whether the driver asked this lease to end (a flag read: cheap on the data path)."""
         return self._poller is not None and self._poller.stop_flag.is_set()
+
+    def state(self) -> str:
+        """The last state the channel answered (``""`` before the first answer; ``"gone"``
+        once the channel was closed)."""
+        return "run" if self._poller is None else self._poller.state
 
     def wait_first_answer(self, timeout_s: float) -> bool:
         """Wait until the channel's state is known (tests and start-up use this)."""

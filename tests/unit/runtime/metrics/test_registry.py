@@ -7,6 +7,7 @@ import math
 import pytest
 
 from sparkcat.runtime.metrics.counters import LeaseCounters, NullCounters
+from sparkcat.runtime.metrics.prometheus import render
 from sparkcat.runtime.metrics.registry import ConnectMetrics, ConnectorView, Metric
 from sparkcat.runtime.metrics.stats import MetricConfig
 
@@ -60,6 +61,33 @@ def test_source_leases_add_up_with_windowed_rates() -> None:
     assert per_connector["connector-running-task-count"] == 1
     status = [m for m in collected if m.group == "connector-task-metrics" and m.name == "status"]
     assert [m.text for m in status] == ["running"]
+
+
+def test_transaction_sizes_of_exactly_once_source_tasks() -> None:
+    clock = Clock()
+    metrics = ConnectMetrics(MetricConfig(window_ms=1000, samples=2, clock=clock))
+    tx = {"transactions": 3, "transaction.size": 600, "transaction.size.min": 100,
+          "transaction.size.max": 300}  # fmt: skip
+    metrics.record_lease("eos", 0, LeaseCounters().report(False, 600, 600, 1.0, tx))
+    clock.now += 1.0
+    one = {"transactions": 1, "transaction.size": 50, "transaction.size.min": 50,
+           "transaction.size.max": 50}  # fmt: skip
+    metrics.record_lease("eos", 0, LeaseCounters().report(False, 50, 50, 1.0, one))
+    metrics.record_lease("plain", 0, source_report(10, 10, [10]))
+    views = [ConnectorView(n, "source", "X", "RUNNING", {0: "RUNNING"}) for n in ("eos", "plain")]
+    collected = metrics.collect(views)
+    source = values(collected, "source-task-metrics", connector="eos", task="0")
+    assert source["transaction-size-min"] == 50
+    assert source["transaction-size-max"] == 300
+    assert source["transaction-size-avg"] == pytest.approx(650 / 4)
+    plain = values(collected, "source-task-metrics", connector="plain", task="0")
+    assert "transaction-size-avg" not in plain  # only exactly-once tasks have them, as Kafka
+    exposed = render(lambda: collected).decode()  # what GET /metrics serves
+    line = 'kafka_connect_source_task_metrics_transaction_size_max{connector="eos",task="0"} 300.0'
+    assert line in exposed
+    clock.now += 10.0  # out of the window: Kafka's NaN
+    late = values(metrics.collect(views), "source-task-metrics", connector="eos", task="0")
+    assert math.isnan(late["transaction-size-min"]) and math.isnan(late["transaction-size-avg"])
 
 
 def test_sink_lag_commits_and_errors() -> None:

@@ -157,3 +157,22 @@ def test_malformed_addresses_are_rejected() -> None:
         parse_address("file:///tmp/control#t")
     with pytest.raises(ValueError, match="Not a lease control address"):
         parse_address("http://h:1/v1/leases/k")
+
+
+def test_a_lease_of_an_earlier_issue_is_told_stale(server: ControlServer) -> None:
+    address = server.open_channel("run")
+    first = server.new_issue(address)
+    running = ControlChannel(first)
+    assert running.wait_first_answer(5) and running.state() == "run"
+    second = server.new_issue(address)  # the worker's tasks of this connector changed
+    wait_until(running.stop_requested, 5)  # a running lease of the old issue ends at once
+    assert running.state() == "stale"
+    late = ControlChannel(first)  # e.g. a Spark retry of a lease of the old issue
+    current = ControlChannel(second)
+    try:
+        assert late.wait_first_answer(5) and current.wait_first_answer(5)
+        assert late.stop_requested() and late.state() == "stale"
+        assert not current.stop_requested() and current.state() == "run"
+    finally:
+        for channel in (running, late, current):
+            channel.close()

@@ -6,8 +6,10 @@ Used instead of the plain source lease when the worker has
 1. a transactional producer with ``transactional.id = <group.id>-<connector>-<task>`` is
    created and ``init_transactions()`` runs: the broker aborts any transaction an older
    instance of this task left open and fences that instance (its next send or commit fails).
-   Then the lease asks its control channel whether it is still wanted: a Spark task retry or
-   a late lease whose worker is gone or moved on ends here, having written nothing;
+   Before that (and once more after it) the lease asks its control channel whether it is
+   still wanted: a late lease whose worker is gone or stopped the connector, or a Spark task
+   retry of a lease issued for an earlier assignment of the task (answered ``stale``), ends
+   there having written nothing, and in the stale case without fencing the current owner;
 2. the task polls as in the plain lease (:class:`~sparkcat.runtime.tasks.worker_source_task.
    SourceRun`); records go into the open transaction, and at each boundary the source offsets
    of those records are produced to the connector's offsets topic *in the same transaction*
@@ -28,15 +30,14 @@ Used instead of the plain source lease when the worker has
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-import threading
 import time
 import traceback
 from collections.abc import Mapping
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
-from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from sparkcat.api.batch import SourceRecordBatch
 from sparkcat.api.errors import ConnectError
@@ -44,9 +45,20 @@ from sparkcat.api.records import SourceRecord
 from sparkcat.api.source import OffsetStorageReader, SourceTask, TransactionContext
 from sparkcat.kafka import clients
 from sparkcat.runtime.errors.task import TaskErrorHandling
+from sparkcat.runtime.metrics.counters import (
+    REPORT_TX_COUNT,
+    REPORT_TX_SIZE,
+    REPORT_TX_SIZE_MAX,
+    REPORT_TX_SIZE_MIN,
+)
 from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes
 from sparkcat.runtime.tasks.control import ControlChannel
 from sparkcat.runtime.tasks.exactly_once import transactional_id
+from sparkcat.runtime.tasks.exactly_once.offsets_topic import (
+    offsets_topic,
+    partition_count,
+    partition_of,
+)
 from sparkcat.runtime.tasks.lease import LeaseResult, LeaseSpec
 from sparkcat.runtime.tasks.task_context import WorkerSourceTaskContext
 from sparkcat.runtime.tasks.worker_source_task import SourceRun
@@ -94,32 +106,38 @@ def run_exactly_once_lease(
     )
     if not wants_commit_record:
         config["delivery.report.only.error"] = True  # type: ignore[assignment]
-    producer = Producer(config)
-    producer.init_transactions(_TRANSACTION_TIMEOUT_S)
-    if not _still_wanted(spec.control):
-        log.info("%s-%d: lease no longer wanted after fencing older producers; ending it",
-                 spec.connector, spec.task)  # fmt: skip
+    control = ControlChannel(spec.control)
+    try:
+        # Asked before the producer exists: a stale lease (a Spark retry of a lease issued
+        # for an earlier assignment of this task) must not even call init_transactions(),
+        # which would fence the producer of the task's current owner.
+        refused = _refusal(control)
+        if refused is None:
+            producer = Producer(config)
+            producer.init_transactions(_TRANSACTION_TIMEOUT_S)
+            refused = _refusal(control)  # told to end while older producers were fenced
+    finally:
+        control.close()
+    if refused is not None:
+        log.info("%s-%d: lease not wanted (control channel says %s); it ends having written "
+                 "nothing", spec.connector, spec.task, refused)  # fmt: skip
         return LeaseResult(spec.connector, spec.task, spec.generation, 0, 0, (), (), None,
                            int((time.monotonic() - started) * 1000))  # fmt: skip
-    offsets_topic = _offsets_topic(spec)
+    topic = offsets_topic(spec)
     errors = TaskErrorHandling.for_task(
         spec.connector, spec.task, spec.connector_config, worker, sink=False
     )
     run = ExactlyOnceSourceRun(spec, task_class, pipeline, producer, wants_commit_record, errors)
-    run.attach(offsets_topic, _partition_count(spec, offsets_topic))
+    run.attach(topic, partition_count(spec, topic))
     return run.execute(started)
 
 
-def _still_wanted(address: str | None) -> bool:
-    """The control channel answers, and not with pause/stop/gone."""
-    if address is None:
-        return True
-    channel = ControlChannel(address)
-    try:
-        answered = channel.wait_first_answer(_CONTROL_ANSWER_TIMEOUT_S)
-        return answered and not channel.stop_requested()
-    finally:
-        channel.close()
+def _refusal(channel: ControlChannel) -> str | None:
+    """``None`` if the lease may run, else why not: the channel's ``pause``/``stop``/
+    ``stale``/``gone``, or ``unanswered``."""
+    if not channel.wait_first_answer(_CONTROL_ANSWER_TIMEOUT_S):
+        return "unanswered"
+    return channel.state() if channel.stop_requested() else None
 
 
 class WorkerTransactionContext(TransactionContext):
@@ -200,6 +218,26 @@ class ExactlyOnceSourceRun(SourceRun):
         self.loop_failed = False
         self.fenced = False
         self.aborted_records = 0
+        # transaction-size-* (KIP-618): records of each committed transaction
+        self.tx_count = 0
+        self.tx_records = 0
+        self.tx_min = 0
+        self.tx_max = 0
+
+    def execute(self, started: float) -> LeaseResult:
+        result = super().execute(started)
+        if not result.task_metrics:  # metrics are off
+            return result
+        metrics = dict(result.task_metrics)
+        metrics.update(
+            {
+                REPORT_TX_COUNT: float(self.tx_count),
+                REPORT_TX_SIZE: float(self.tx_records),
+                REPORT_TX_SIZE_MIN: float(self.tx_min),
+                REPORT_TX_SIZE_MAX: float(self.tx_max),
+            }
+        )
+        return dataclasses.replace(result, task_metrics=metrics)
 
     # -- hooks of SourceRun ----------------------------------------------------------------
     def _task_context(self, reader: OffsetStorageReader) -> WorkerSourceTaskContext:
@@ -311,12 +349,18 @@ class ExactlyOnceSourceRun(SourceRun):
                  records)  # fmt: skip
         self.ensure_transaction()
         self._produce_offsets()
-        self._commit(0)
+        self._commit(0, counted=False)  # the aborted transaction's offsets alone
 
-    def _commit(self, records: int) -> None:
+    def _commit(self, records: int, counted: bool = True) -> None:
         self.producer.commit_transaction(_TRANSACTION_TIMEOUT_S)
         self.in_transaction = False
         self.acked += records
+        if counted:
+            first = self.tx_count == 0
+            self.tx_count += 1
+            self.tx_records += records
+            self.tx_min = records if first else min(self.tx_min, records)
+            self.tx_max = max(self.tx_max, records)
         for key, (partition, offset) in self._dirty().items():
             self.committed[key] = offset
             self.reported[key] = (partition, offset)
@@ -331,9 +375,7 @@ class ExactlyOnceSourceRun(SourceRun):
         connector = self.spec.connector
         for partition, offset in self._dirty().values():
             key = offset_key_bytes(connector, partition)
-            produce(
-                topic, offset_value_bytes(offset), key, partition=_partition_of(key, partitions)
-            )
+            produce(topic, offset_value_bytes(offset), key, partition=partition_of(key, partitions))
 
     def _note_fencing(self, exc: BaseException) -> None:
         errors = [e for e in self.delivery_errors if isinstance(e, KafkaError)]
@@ -365,54 +407,3 @@ class ExactlyOnceSourceRun(SourceRun):
 def _fenced(exc: KafkaException) -> bool:
     error = exc.args[0] if exc.args else None
     return isinstance(error, KafkaError) and (error.fatal() or error.code() in _FENCED_CODES)
-
-
-# -- the offsets topic --------------------------------------------------------------------------
-_topics_lock = threading.Lock()
-_known_partitions: dict[tuple[str, str], int] = {}
-
-
-def _offsets_topic(spec: LeaseSpec) -> str:
-    """The connector's primary offsets topic: ``offsets.storage.topic`` if set, else the
-    worker's ``offset.storage.topic``."""
-    topic = spec.connector_config.get("offsets.storage.topic") or spec.worker_config.get(
-        "offset.storage.topic"
-    )
-    if not topic:
-        raise ConnectError("Exactly-once source support needs an offset.storage.topic")
-    return str(topic).strip()
-
-
-def _partition_count(spec: LeaseSpec, topic: str) -> int:
-    """Partitions of the offsets topic (created compacted when missing, with the worker's
-    ``offset.storage.partitions``/``.replication.factor``), cached per process."""
-    servers = str(spec.worker_config.get("bootstrap.servers", ""))
-    with _topics_lock:
-        known = _known_partitions.get((servers, topic))
-    if known:
-        return known
-    admin = AdminClient(dict(clients.admin_config(spec.worker_config, spec.connector_config)))
-    metadata = admin.list_topics(topic, timeout=30).topics.get(topic)
-    if metadata is None or metadata.error is not None or not metadata.partitions:
-        worker = spec.worker_config
-        partitions = int(worker.get("offset.storage.partitions", 25))
-        replication = int(worker.get("offset.storage.replication.factor", -1))
-        new = NewTopic(topic, partitions, replication, config={"cleanup.policy": "compact"})
-        try:
-            admin.create_topics([new], request_timeout=30)[topic].result()
-        except KafkaException as exc:
-            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise ConnectError(f"Failed to create offsets topic {topic}: {exc}") from exc
-        metadata = admin.list_topics(topic, timeout=30).topics[topic]
-    count = len(metadata.partitions)
-    with _topics_lock:
-        _known_partitions[(servers, topic)] = count
-    return count
-
-
-def _partition_of(key: bytes, partitions: int) -> int:
-    """Where Kafka's default partitioner (and the offset store's ``murmur2_random``) puts
-    ``key``: ``toPositive(murmur2(key)) % partitions``."""
-    from kafka.partitioner.default import murmur2
-
-    return int(murmur2(key) & 0x7FFFFFFF) % partitions

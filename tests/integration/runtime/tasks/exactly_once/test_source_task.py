@@ -95,6 +95,14 @@ def pipeline(servers: str, unique_topic: Callable[[str], str]) -> Pipeline:
     return Pipeline(servers, unique_topic)
 
 
+def transaction_sizes(result: LeaseResult) -> tuple[float, ...]:
+    """(transactions, records in them, smallest, largest) the lease reports for the
+    source-task-metrics transaction-size-min/max/avg."""
+    m = result.task_metrics
+    keys = ("transactions", "transaction.size", "transaction.size.min", "transaction.size.max")
+    return tuple(m[k] for k in keys)
+
+
 def ok(result: LeaseResult) -> LeaseResult:
     assert result.trace is None, result.trace
     return result
@@ -107,6 +115,7 @@ def test_poll_boundary_commits_each_batch_with_its_offsets(pipeline: Pipeline) -
     view = pipeline.data()
     assert view.values() == values(0, 600)
     assert view.commit_markers == 6  # one transaction per poll batch
+    assert transaction_sizes(first) == (6, 600, 100, 100)
     assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 600}}
 
     resume = pipeline.spec(config, offsets=first.source_offsets, max_records=400)  # type: ignore[arg-type]
@@ -137,6 +146,8 @@ def test_connector_boundary_commits_and_aborts_on_request(pipeline: Pipeline) ->
     result = ok(run_lease(pipeline.spec(config, connector, max_records=5200)))
     assert result.records == 4000
     assert result.source_offsets == (({"task": "0"}, {"n": 5000}),)
+    # transaction-size-*: the four committed thousands (aborted and discarded ones not)
+    assert transaction_sizes(result) == (4, 4000, 1000, 1000)
     view = pipeline.data()
     assert view.values() == values(0, 2000) + values(3000, 5000)
     # Aborted records may never have left the producer (an abort purges its queue); those
@@ -202,3 +213,45 @@ def test_late_lease_of_a_stopped_connector_writes_nothing(
         control.close_channel(channel)
     assert (result.records, result.polled, result.source_offsets) == (0, 0, ())
     assert pipeline.data().records == []
+
+
+def test_a_retry_of_a_lease_of_an_earlier_assignment_never_writes(
+    pipeline: Pipeline, control: ControlServer, tmp_path: Path
+) -> None:
+    """A Spark retry of a lease issued before its task moved to another worker, on a worker
+    that still runs other tasks of the connector: its channel answers ``stale``, so it ends
+    before creating a transactional producer, and the new owner's transaction survives."""
+    channel = control.open_channel("run")
+    issued_before_the_move = control.new_issue(channel)
+    control.new_issue(channel)  # the task moved away; other tasks of the connector stay here
+    release = tmp_path / "release"
+    owner_config = {
+        "records.total": "1000", "batch.size": "100", "stall.after": "300",
+        "release.file": str(release),
+    }  # fmt: skip
+    interval = {"transaction.boundary": "interval", "transaction.boundary.interval.ms": "600000"}
+    results: list[LeaseResult] = []
+    owner = threading.Thread(  # the new owner, on another worker: no shared channel
+        target=lambda: results.append(
+            run_lease(pipeline.spec(owner_config, interval, max_records=1000, max_ms=60_000))
+        )
+    )
+    owner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(pipeline.data().open) < 300:  # the owner's transaction is open
+            assert time.monotonic() < deadline, "the owner's lease never produced"
+            time.sleep(0.05)
+        retry = pipeline.spec({"records.total": "1000"}, control=issued_before_the_move)
+        stale = ok(run_lease(retry))
+        assert (stale.records, stale.polled, stale.source_offsets) == (0, 0, ())
+        assert len(pipeline.data().open) == 300 and pipeline.data().aborted == []
+    finally:
+        release.touch()
+        owner.join(60)
+        control.close_channel(channel)
+    (current,) = results
+    assert ok(current).records == 1000
+    view = pipeline.data()
+    assert view.values() == values(0, 1000) and view.aborted == [] and view.open == []
+    assert pipeline.stored_offsets() == {pipeline.offset_key(): {"n": 1000}}
