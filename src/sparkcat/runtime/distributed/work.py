@@ -69,6 +69,32 @@ def reconcile(herder: DistributedHerder) -> None:
         tasks.setdefault(connector, []).append(task)
     for name in sorted(set(herder.plans) | set(tasks)):
         _sync_tasks(herder, snap, name, sorted(tasks.get(name, [])))
+    _reassert_statuses(herder)
+
+
+def _unassigned_by_another(
+    herder: DistributedHerder, status: ConnectorStatus | TaskStatus | None
+) -> bool:
+    return (
+        status is not None
+        and status.state is State.UNASSIGNED
+        and status.worker_id != herder.worker_id
+    )
+
+
+def _reassert_statuses(herder: DistributedHerder) -> None:
+    """Work this worker still runs, whose last status is another worker's UNASSIGNED, is
+    reported again: a worker that lost work late (its revocation report written after the
+    new owner's RUNNING, with a newer generation) must not leave it UNASSIGNED for good."""
+    for name, managed in herder._connectors.items():
+        running = managed.started and managed.target is TargetState.STARTED
+        if running and _unassigned_by_another(herder, herder.status.get(name)):
+            herder._put_connector(name, State.RUNNING)
+    for name, plan in herder.plans.items():
+        stale = [t for t in plan.task_ids()
+                 if _unassigned_by_another(herder, herder.status.get_task(name, t))]  # fmt: skip
+        if stale:
+            herder.task_statuses(name, stale, State.PAUSED if plan.paused else State.RUNNING)
 
 
 def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None:
