@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from sparkcat.api.config_provider import ConfigProvider
 from sparkcat.api.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 ALLOWED_PATHS_CONFIG = "allowed.paths"
 ALLOWED_PATHS_DOC = (
@@ -43,4 +49,27 @@ class AllowedPaths:
         return None
 
 
-__all__ = ["ALLOWED_PATHS_CONFIG", "ALLOWED_PATHS_DOC", "AllowedPaths"]
+class PathConfigProvider(ConfigProvider):
+    """What Kafka's file and directory providers share: ``allowed.paths``, and a path that is
+    empty or outside it yields no data (the ``${...}`` stays as it is)."""
+
+    def __init__(self) -> None:
+        self._allowed: AllowedPaths | None = None
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        value = configs.get(ALLOWED_PATHS_CONFIG)
+        self._allowed = AllowedPaths(None if value is None else str(value))
+
+    def _allowed_path(self, path: str) -> Path | None:
+        """``path`` to read, or ``None`` when there is nothing to read there."""
+        if self._allowed is None:
+            raise ConfigError("The provider has not been configured yet.")
+        if not path:
+            return None
+        allowed = self._allowed.parse_untrusted_path(path)
+        if allowed is None:
+            log.warning("The path %s is not allowed to be accessed", path)
+        return allowed
+
+
+__all__ = ["ALLOWED_PATHS_CONFIG", "ALLOWED_PATHS_DOC", "AllowedPaths", "PathConfigProvider"]

@@ -8,35 +8,22 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from sparkcat.api.config_provider import ConfigData, ConfigProvider
+from sparkcat.api.config_provider import ConfigData
 from sparkcat.api.errors import ConfigError
-from sparkcat.runtime.config_provider.allowed_paths import ALLOWED_PATHS_CONFIG, AllowedPaths
+from sparkcat.runtime.config_provider.allowed_paths import PathConfigProvider
 
 log = logging.getLogger(__name__)
 
 
-class DirectoryConfigProvider(ConfigProvider):
+class DirectoryConfigProvider(PathConfigProvider):
     """``org.apache.kafka.common.config.provider.DirectoryConfigProvider``."""
 
-    def __init__(self) -> None:
-        self._allowed: AllowedPaths | None = None
-
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        value = configs.get(ALLOWED_PATHS_CONFIG)
-        self._allowed = AllowedPaths(None if value is None else str(value))
-
     def get(self, path: str, keys: Iterable[str] | None = None) -> ConfigData:
-        if self._allowed is None:
-            raise ConfigError("The provider has not been configured yet.")
-        if not path:
-            return ConfigData({})
-        directory = self._allowed.parse_untrusted_path(path)
+        directory = self._allowed_path(path)
         if directory is None:
-            log.warning("The path %s is not allowed to be accessed", path)
             return ConfigData({})
         if not directory.is_dir():
             log.warning("The path %s is not a directory", path)

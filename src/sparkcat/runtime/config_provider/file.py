@@ -8,35 +8,22 @@ them yields no data (and the ``${...}`` stays as it is), as in Kafka.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
-from sparkcat.api.config_provider import ConfigData, ConfigProvider
+from sparkcat.api.config_provider import ConfigData
 from sparkcat.api.errors import ConfigError
-from sparkcat.runtime.config_provider.allowed_paths import ALLOWED_PATHS_CONFIG, AllowedPaths
+from sparkcat.runtime.config_provider.allowed_paths import PathConfigProvider
 from sparkcat.runtime.properties import parse_properties
 
 log = logging.getLogger(__name__)
 
 
-class FileConfigProvider(ConfigProvider):
+class FileConfigProvider(PathConfigProvider):
     """``org.apache.kafka.common.config.provider.FileConfigProvider``."""
 
-    def __init__(self) -> None:
-        self._allowed: AllowedPaths | None = None
-
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        value = configs.get(ALLOWED_PATHS_CONFIG)
-        self._allowed = AllowedPaths(None if value is None else str(value))
-
     def get(self, path: str, keys: Iterable[str] | None = None) -> ConfigData:
-        if self._allowed is None:
-            raise ConfigError("The provider has not been configured yet.")
-        if not path:
-            return ConfigData({})
-        file_path = self._allowed.parse_untrusted_path(path)
+        file_path = self._allowed_path(path)
         if file_path is None:
-            log.warning("The path %s is not allowed to be accessed", path)
             return ConfigData({})
         try:
             values = parse_properties(file_path.read_text(encoding="utf-8"))
