@@ -27,7 +27,6 @@ import orjson
 import pyarrow as pa
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sparkcat.api import Schema
@@ -40,36 +39,10 @@ from sparkcat.runtime.errors.task import TaskErrorHandling
 from sparkcat.runtime.tasks.lease import resolver_for
 from sparkcat.runtime.tasks.pipeline import pipeline_for
 
-FORMAT = "sparkcat_kafka_ranges"
-
 _BATCH = 10_000
 # A range that makes no progress for this long fails the write (a broker gone, a deleted
 # topic): the driver reports the task FAILED with this text.
 _STALL_S = 120.0
-
-
-class RangePartition(InputPartition):
-    """One task's part of one write: the JSON of its ranges and configs."""
-
-    def __init__(self, spec_json: bytes) -> None:
-        self.spec_json = spec_json
-
-
-class RangeReader(DataSourceReader):
-    def __init__(self, options: Any, schema: StructType) -> None:
-        self.plan = orjson.loads(options["plan"])
-        self.spark_schema = schema
-
-    def partitions(self) -> list[InputPartition]:
-        return [RangePartition(spec) for spec in task_specs(self.plan)]
-
-    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        assert isinstance(partition, RangePartition)
-        spec = orjson.loads(partition.spec_json)
-        target = to_arrow_schema(self.spark_schema, timezone="UTC")
-        yield from RangeRun(spec, target).batches()
 
 
 class RangeRun:
@@ -248,17 +221,3 @@ def read_tasks(
     for batch in rows:
         for index in batch.column(0).to_pylist():
             yield from RangeRun(orjson.loads(specs[index]), target).batches()
-
-
-class RangeDataSource(DataSource):
-    """``spark.read.format("sparkcat_kafka_ranges").schema(s).option("plan", json)``."""
-
-    @classmethod
-    def name(cls) -> str:
-        return FORMAT
-
-    def schema(self) -> str:
-        raise ConnectError("sparkcat_kafka_ranges needs the write's schema (.schema(...))")
-
-    def reader(self, schema: StructType) -> DataSourceReader:
-        return RangeReader(self.options, schema)

@@ -24,7 +24,6 @@ from sparkcat.connectors.spark.config import NATIVE_KEY
 from sparkcat.engine.connector_query import ConnectorQuery
 from sparkcat.engine.control_server import ControlServer
 from sparkcat.engine.datasource import LeaseDataSource
-from sparkcat.engine.native_read import RangeDataSource
 from sparkcat.engine.native_sink import NativeSinkQuery
 from sparkcat.engine.native_source import NativeSourceQuery
 from sparkcat.engine.session import build_session, spark_settings
@@ -43,10 +42,9 @@ TICK_S = 0.2
 
 
 def register_sources(session: SparkSession) -> None:
-    """The engine's Python data sources: the lease source, and the Kafka-range source of the
-    Spark-native sinks."""
+    """The engine's Python data source: the lease source (Spark-native sinks read their Kafka
+    ranges through ``mapInArrow``, see :mod:`.native_read`)."""
     session.dataSource.register(LeaseDataSource)
-    session.dataSource.register(RangeDataSource)
 
 
 def _handle_class(plan: ConnectorPlan) -> type[Any]:
