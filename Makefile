@@ -32,8 +32,11 @@ typecheck: setup
 unit: setup
 	$(BIN)/python -m pytest tests/unit -q
 
+# Two pytest-xdist workers, whole modules each; tests/conftest.py says how the suite is split.
+TEST_WORKERS ?= 2
+
 test: setup lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
 	$(BIN)/python bench/run_all.py

@@ -1,9 +1,18 @@
-"""Suite-wide fixtures: the Kafka-compatible broker and unique topic names.
+"""Suite-wide fixtures: the Kafka-compatible broker and unique topic names; how pytest-xdist
+splits the suite.
 
 ``kafka_broker`` starts one embedded tansu broker for the whole test session (about 20 ms)
 and stops it at the end. Set ``SPARKCAT_TEST_BOOTSTRAP=host:port`` to run the suite against
 an external Kafka instead. If tansu cannot start, every test using the fixture errors (it
 is never skipped: a broker that silently went missing would hide failures).
+
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadfile``), each
+with its own broker, SparkSession and port range (``tests/support/ports.py``). Modules are
+never split, so module-scoped clusters start once. The end-to-end modules, each of which
+starts whole worker processes with their own JVMs, form one *lane* that runs first, one
+module after another, on one worker: two of them side by side would put five or more JVMs on
+the two cores at once, where Spark's Python workers miss its fixed 10 s connect-back.
+Everything else is dealt to whichever worker is free.
 """
 
 from __future__ import annotations
@@ -13,10 +22,29 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 BOOTSTRAP_ENV = "SPARKCAT_TEST_BOOTSTRAP"
+# Modules that start worker processes of their own: run one after another (see above).
+HEAVY_LANE = ("tests/e2e/",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Whole modules to workers (``loadfile``), the heavy lane as one unit dealt first."""
+    if config.getvalue("dist") not in ("loadfile", "loadscope"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LaneScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "heavy-lane" if module.startswith(HEAVY_LANE) else module
+
+    # keep collection order (the heavy lane is collected first) instead of largest-first
+    config.option.loadscopereorder = False
+    return LaneScheduling(config, log)
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,8 @@ class WorkerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.returncode: int | None = None
         self.seen: dict[tuple[int, int], Proc] = {}
-        self.client = httpx.Client(base_url=self.url, timeout=10.0)
+        # generous: a DELETE waits for the query to stop, which a loaded CI machine can stretch
+        self.client = httpx.Client(base_url=self.url, timeout=60.0)
 
     @staticmethod
     def _listener(worker_props: Path) -> str:

@@ -21,6 +21,7 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
+from tests.support.databases import ensure_postgres_database
 from tests.support.ports import free_port
 
 DB = "sparkcat_jdbc_test"
@@ -31,12 +32,7 @@ BATCH_MAX_ROWS = 1000
 
 
 def _engine() -> sa.Engine:
-    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
-                             isolation_level="AUTOCOMMIT")  # fmt: skip
-    with admin.connect() as conn:
-        if not conn.exec_driver_sql("SELECT 1 FROM pg_database WHERE datname = %s", (DB,)).scalar():
-            conn.exec_driver_sql(f"CREATE DATABASE {DB}")
-    admin.dispose()
+    ensure_postgres_database(DB)
     return sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{DB}")
 
 

@@ -4,10 +4,9 @@ mariadb-java-client.jar)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
+
+from tests.support.apt import apt_install
 
 POSTGRES_JAR = Path("/usr/share/java/postgresql.jar")
 POSTGRES_PACKAGE = "libpostgresql-jdbc-java"
@@ -17,22 +16,12 @@ MARIADB_PACKAGE = "libmariadb-java"
 _PACKAGES = {POSTGRES_JAR: POSTGRES_PACKAGE, MARIADB_JAR: MARIADB_PACKAGE}
 
 
-def _install(missing: list[str]) -> None:
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        # a fresh machine may have no package lists yet: update them first
-        for command in (
-            ["apt-get", "update", "-q"],
-            ["apt-get", "install", "-y", "--no-install-recommends", *missing],
-        ):
-            subprocess.run(command, check=False, capture_output=True, timeout=600)
-
-
 def jdbc_jars() -> list[Path]:
     """The PostgreSQL and MariaDB driver jars that exist, installed with apt (one run for
     both) when missing and running as root."""
     missing = [package for jar, package in _PACKAGES.items() if not jar.exists()]
     if missing:
-        _install(missing)
+        apt_install(missing, lambda: all(jar.exists() for jar in _PACKAGES))
     return [jar for jar in _PACKAGES if jar.exists()]
 
 

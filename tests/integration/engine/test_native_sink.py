@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from tests.integration.connectors.storage.conftest import SCHEMA, order, produce_orders
+from tests.support.databases import ensure_postgres_database
 from tests.support.jdbc_jars import (
     MARIADB_JAR,
     POSTGRES_JAR,
@@ -198,13 +199,7 @@ def jdbc_database(kind: str) -> JdbcDatabase:
     if jar is None:
         pytest.fail(missing_message(POSTGRES_JAR if kind == "postgresql" else MARIADB_JAR))
     if kind == "postgresql":
-        admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
-                                 isolation_level="AUTOCOMMIT")  # fmt: skip
-        with admin.connect() as conn:
-            query = "SELECT 1 FROM pg_database WHERE datname = %s"
-            if not conn.exec_driver_sql(query, (DB_NAME,)).scalar():
-                conn.exec_driver_sql(f"CREATE DATABASE {DB_NAME}")
-        admin.dispose()
+        ensure_postgres_database(DB_NAME)
         engine = sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{DB_NAME}")
         url = f"jdbc:postgresql://127.0.0.1:5432/{DB_NAME}"
         return JdbcDatabase(kind, engine, {"url": url, "user": "postgres",

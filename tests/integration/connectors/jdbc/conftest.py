@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from tests.support.databases import ensure_postgres_database
 
 from sparkcat.connectors.jdbc.dialect import dispose_engines
 from sparkcat.connectors.jdbc.types import sqlite_timestamp
@@ -116,14 +117,7 @@ class Database:
 
 
 def _postgres() -> Database:
-    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        exists = conn.exec_driver_sql(
-            "SELECT 1 FROM pg_database WHERE datname = %s", (DB_NAME,)
-        ).scalar()
-        if not exists:
-            conn.exec_driver_sql(f"CREATE DATABASE {DB_NAME}")
-    admin.dispose()
+    ensure_postgres_database(DB_NAME)
     url = f"jdbc:postgresql://127.0.0.1:5432/{DB_NAME}?user=postgres"
     engine = sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{DB_NAME}")
     return Database("postgresql", url, engine)

@@ -7,9 +7,7 @@ if it runs as root, and otherwise fails saying which package to install.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -21,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from tests.support.apt import apt_install
 from tests.support.ports import free_port
 
 from sparkcat.engine import SparkEngine
@@ -36,15 +35,8 @@ TOTAL = 10_000
 
 
 def chromium_path() -> str:
+    apt_install([CHROMIUM_PACKAGE], lambda: shutil.which("chromium") is not None, recommends=True)
     path = shutil.which("chromium")
-    if path is None and os.geteuid() == 0:
-        # a fresh machine may have no package lists yet: update them first
-        for command in (["apt-get", "update", "-q"],
-                        ["apt-get", "install", "-y", "-q", CHROMIUM_PACKAGE]):  # fmt: skip
-            subprocess.run(command, check=False,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        path = shutil.which("chromium")
     if path is None:
         pytest.fail(
             f"The status-page test needs a headless Chromium: install Debian's "
