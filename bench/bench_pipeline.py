@@ -293,6 +293,7 @@ def sparkcat_run(
     port = 18000 + (os.getpid() % 1000)
     source, sink = work / f"src-{converter}.txt", work / f"sink-{converter}.txt"
     source.write_text("warm-up\n")
+    sink.unlink(missing_ok=True)  # a later round must not count an earlier round's lines
     topic = f"bench-{converter}-{time.time_ns()}"
     conns = [
         write_connector(
