@@ -67,6 +67,9 @@ class SinkRecordBatch(Sequence[SinkRecord]):
 
     Built by the framework (tasks only read it). ``timestamps`` holds confluent-kafka's
     ``(type, ms)`` pairs (type 0: no timestamp, 1: create time, 2: log-append time).
+    ``topics``, ``partitions``, ``offsets`` and ``timestamps`` may be given as zero-argument
+    callables, called once when the column is first needed: a task that reads only values
+    then costs no per-record work for them.
     Columns are shared, not copied: do not modify the lists the accessors return.
     """
 
@@ -84,14 +87,14 @@ class SinkRecordBatch(Sequence[SinkRecord]):
 
     def __init__(
         self,
-        topics: list[str],
-        partitions: list[int],
-        offsets: list[int],
+        topics: list[str] | Callable[[], list[str]],
+        partitions: list[int] | Callable[[], list[int]],
+        offsets: list[int] | Callable[[], list[int]],
         key_schemas: list[Schema | None],
         keys: list[Any],
         value_schemas: list[Schema | None],
         values: list[Any],
-        timestamps: list[tuple[int, int]],
+        timestamps: list[tuple[int, int]] | Callable[[], list[tuple[int, int]]],
     ) -> None:
         self._topics = topics
         self._partitions = partitions
@@ -119,19 +122,26 @@ class SinkRecordBatch(Sequence[SinkRecord]):
         return self._key_schemas
 
     def topics(self) -> list[str]:
-        return self._topics
+        return self._column("_topics")
 
     def partitions(self) -> list[int]:
         """The Kafka partition of each record."""
-        return self._partitions
+        return self._column("_partitions")
 
     def offsets(self) -> list[int]:
         """The Kafka offset of each record."""
-        return self._offsets
+        return self._column("_offsets")
 
     def timestamps(self) -> list[int | None]:
         """Each record's timestamp in epoch ms (``None`` when the record has none)."""
-        return [ts if kind else None for kind, ts in self._timestamps]
+        return [ts if kind else None for kind, ts in self._column("_timestamps")]
+
+    def _column(self, slot: str) -> list[Any]:
+        column = getattr(self, slot)
+        if callable(column):
+            column = column()
+            setattr(self, slot, column)
+        return column  # type: ignore[no-any-return]
 
     def to_arrow(self) -> Any:
         """A ``pyarrow.Table`` with columns ``topic``, ``partition``, ``offset``,
@@ -145,9 +155,9 @@ class SinkRecordBatch(Sequence[SinkRecord]):
             raise ImportError("SinkRecordBatch.to_arrow() needs pyarrow installed") from exc
         return pa.table(
             {
-                "topic": pa.array(self._topics, pa.string()),
-                "partition": pa.array(self._partitions, pa.int32()),
-                "offset": pa.array(self._offsets, pa.int64()),
+                "topic": pa.array(self.topics(), pa.string()),
+                "partition": pa.array(self.partitions(), pa.int32()),
+                "offset": pa.array(self.offsets(), pa.int64()),
                 "timestamp": pa.array(self.timestamps(), pa.int64()),
                 "key": pa.array(self._keys),
                 "value": pa.array(self._values),
@@ -193,15 +203,15 @@ class SinkRecordBatch(Sequence[SinkRecord]):
             records = self._records = [None] * len(self._values)
         record = records[i]
         if record is None:
-            kind, ts = self._timestamps[i]
+            kind, ts = self._column("_timestamps")[i]
             record = SinkRecord(
-                self._topics[i],
-                self._partitions[i],
+                self._column("_topics")[i],
+                self._column("_partitions")[i],
                 self._key_schemas[i],
                 self._keys[i],
                 self._value_schemas[i],
                 self._values[i],
-                self._offsets[i],
+                self._column("_offsets")[i],
                 ts if kind else None,
                 _TIMESTAMP_TYPES[kind],
             )

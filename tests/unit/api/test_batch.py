@@ -53,6 +53,25 @@ def test_sink_batch_columns() -> None:
     assert batch.value_schemas() == [OPTIONAL_STRING_SCHEMA] * 3
 
 
+def test_sink_batch_computes_a_column_given_as_a_callable_once_and_only_when_read() -> None:
+    calls: list[str] = []
+
+    def column(name: str, values: list[object]) -> object:
+        return lambda: calls.append(name) or values
+
+    batch = SinkRecordBatch(
+        column("topics", ["t", "t"]), column("partitions", [0, 0]), column("offsets", [4, 5]),
+        [None, None], [None, None], [STRING_SCHEMA] * 2, ["a", "b"],
+        column("timestamps", [(1, 7), (1, 8)]),
+    )  # fmt: skip
+    assert batch.values() == ["a", "b"] and calls == []
+    assert batch.offsets() == [4, 5] and batch.offsets() == [4, 5]
+    assert calls == ["offsets"]
+    assert batch[1] == SinkRecord("t", 0, None, None, STRING_SCHEMA, "b", 5, 8,
+                                  TimestampType.CREATE_TIME)  # fmt: skip
+    assert sorted(calls) == ["offsets", "partitions", "timestamps", "topics"]
+
+
 def test_sink_batch_to_arrow() -> None:
     table = sink_batch().to_arrow()
     assert table.column_names == ["topic", "partition", "offset", "timestamp", "key", "value"]

@@ -338,9 +338,11 @@ class Pipeline:
         messages: list[Any],
         offsets: dict[tuple[str, int], int],
         errors: RetryWithToleranceOperator | None = None,
+        single_partition: tuple[str, int] | None = None,
     ) -> Sequence[SinkRecord]:
         """Convert consumed ``messages`` into transformed :class:`SinkRecord`\\ s (a
         :class:`~sparkcat.api.batch.SinkRecordBatch` when the columnar path applies).
+        ``single_partition``: the only topic-partition the consumer is assigned, if so.
 
         ``offsets`` receives, per consumed topic-partition, the offset after the last
         message (also for messages a transformation dropped or tolerance skipped). A failing
@@ -352,7 +354,12 @@ class Pipeline:
         """
         if self.chain is None and messages:
             batch = columnar.sink_batch(
-                messages, offsets, self.key_converter, self.value_converter, self._null_key
+                messages,
+                offsets,
+                self.key_converter,
+                self.value_converter,
+                self._null_key,
+                single_partition,
             )
             if batch is not None:
                 return batch

@@ -253,6 +253,8 @@ class _SinkRun:
         monotonic = time.monotonic
         data_s = self.spec.data_max_ms / 1000.0
         counters = self.counters
+        assigned = {(t, p) for t, p, _ in self.spec.assignment}
+        single = next(iter(assigned)) if len(assigned) == 1 else None
         while True:
             now = monotonic()
             remaining = max_records - self.consumed
@@ -273,7 +275,7 @@ class _SinkRun:
             if errant is not None:
                 errant.set_batch(messages)
             try:
-                records = to_records(messages, batch_offsets, operator) if messages else []
+                records = to_records(messages, batch_offsets, operator, single) if messages else []
             except BatchFailedError as failed:
                 # Put what came before the failing record, so its offsets can be committed.
                 if self._put(task, failed.records, deadline):

@@ -8,6 +8,7 @@ import orjson
 import pytest
 from confluent_kafka import Message
 
+from sparkcat.api.batch import SinkRecordBatch
 from sparkcat.api.data import STRING_SCHEMA
 from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.api.records import Header, Headers, SourceRecord, TimestampType
@@ -181,3 +182,23 @@ def test_pipelines_are_cached_per_connector_generation() -> None:
 
     assert pipeline_for("cache-test", 1, {}, WORKER, resolve) is first
     assert pipeline_for("cache-test", 2, {}, WORKER, resolve) is not first
+
+
+def test_sink_side_single_partition_gives_the_same_batch_and_offsets() -> None:
+    """A lease assigned one partition skips the topic, partition and offset columns until a
+    task reads them: records, columns and next offsets are the same as without the hint."""
+    pipeline = build_pipeline({}, WORKER, resolver_for({}))
+    messages = [message(n, None if n % 2 else b"k", b'{"n":%d}' % n) for n in range(5, 9)]
+    plain: dict[tuple[str, int], int] = {}
+    hinted: dict[tuple[str, int], int] = {}
+
+    expected = pipeline.to_sink_records(messages, plain)
+    batch = pipeline.to_sink_records(messages, hinted, single_partition=("t", 3))
+
+    assert isinstance(batch, SinkRecordBatch) and isinstance(expected, SinkRecordBatch)
+    assert hinted == plain == {("t", 3): 9}
+    assert batch.values() == expected.values() == [{"n": n} for n in range(5, 9)]
+    assert (batch.topics(), batch.partitions(), batch.offsets(), batch.timestamps()) == (
+        ["t"] * 4, [3] * 4, [5, 6, 7, 8], [1005, 1006, 1007, 1008],
+    )  # fmt: skip
+    assert list(batch) == list(expected)
