@@ -5,6 +5,12 @@ replacement and stop as the engine asks (:class:`NativeSinkQuery`, :class:`Nativ
 A cycle is one batch job in the connector's own job group and scheduler pool, so ``stop`` can
 cancel a job still running after its timeout; replacing the plan first waits for the cycle in
 flight (bounded), so a plan never changes under a running job.
+
+The plan holds the connector config as stored, with its ``${provider:path:key}`` variables;
+:meth:`NativeLoop._config` resolves them with the worker's providers at the last moment,
+each cycle, on the driver, for what is handed to Spark (options, path, table) and to the
+record pipeline. Offsets keep the unresolved form, and a failure's trace has every resolved
+value put back into its ``${...}`` form before it is logged or reported.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sparkcat.engine.session import POOL
+from sparkcat.runtime.config_provider import resolve, resolve_worker, scrubber
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 
 log = logging.getLogger(__name__)
@@ -131,6 +138,14 @@ class NativeLoop:
     def _stopped(self) -> None:
         """The loop has ended: release clients."""
 
+    def _config(self) -> dict[str, str]:
+        """The plan's connector config with its variables resolved (a copy, never stored)."""
+        return resolve(self._worker, self._plan.connector_config)
+
+    def _worker_config(self) -> dict[str, str]:
+        """The worker config with its variables resolved (provider definitions as they are)."""
+        return resolve_worker(self._worker)
+
     # -- internals ---------------------------------------------------------------------------
 
     def _job_group(self) -> str:
@@ -154,7 +169,7 @@ class NativeLoop:
             try:
                 moved = self._cycle()
             except Exception:
-                trace = traceback.format_exc()
+                trace = scrubber(self._worker, self._plan.connector_config)(traceback.format_exc())
                 if self._closing.is_set():
                     break
                 log.error("Connector %s failed: %s", self.name, trace)

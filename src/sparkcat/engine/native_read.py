@@ -33,6 +33,8 @@ from sparkcat.api import Schema
 from sparkcat.api.batch import SinkRecordBatch
 from sparkcat.api.errors import ConnectError, DataError
 from sparkcat.kafka import clients
+from sparkcat.runtime.config_provider import resolve as resolve_config
+from sparkcat.runtime.config_provider import resolve_worker
 from sparkcat.runtime.errors.errant import SINK_TASK_CLASS
 from sparkcat.runtime.errors.operator import ProcessingContext, Stage
 from sparkcat.runtime.errors.task import TaskErrorHandling
@@ -56,8 +58,10 @@ class RangeRun:
         self.target = target
         self.connector: str = spec["connector"]
         self.task: int = int(spec["task"])
-        connector_config: dict[str, str] = spec["connector_config"]
-        worker_config: dict[str, str] = spec["worker_config"]
+        # Shipped unresolved; resolved here on the executor, as a task lease does.
+        raw_worker: dict[str, str] = spec["worker_config"]
+        connector_config = resolve_config(raw_worker, spec["connector_config"])
+        worker_config = resolve_worker(raw_worker)
         resolve = resolver_for(worker_config)
         self.pipeline = pipeline_for(
             self.connector, int(spec["generation"]), connector_config, worker_config, resolve

@@ -105,7 +105,7 @@ class NativeSinkQuery(NativeLoop):
 
     def _setup(self) -> None:
         """Clients, and recovery from the commit log (path targets)."""
-        config = self._plan.connector_config
+        config = self._config()
         self._positions = SinkPositions(self.name, config, self._worker)
         self._consumer = Consumer(
             clients.consumer_config(
@@ -117,7 +117,7 @@ class NativeSinkQuery(NativeLoop):
             clients.consumer_config(self._worker, config, f"connector-consumer-{self.name}-ends")
         ))  # fmt: skip
         self._positions.refresh(force=True)
-        path = config.get(c.PATH_CONFIG)
+        path = self._config().get(c.PATH_CONFIG)
         if path:
             self._log = CommitLog(self._session, path, log_id(self.name, self._plan.task_ids()))
             entry = self._log.recover()
@@ -139,7 +139,7 @@ class NativeSinkQuery(NativeLoop):
         positions, consumer = self._positions, self._consumer
         assert positions is not None and consumer is not None
         positions.refresh()
-        config = self._plan.connector_config
+        config = self._config()
         flush = int(config.get(c.FLUSH_SIZE_CONFIG) or 100_000)
         rotate_s = int(config.get(c.ROTATE_INTERVAL_MS_CONFIG) or 1000) / 1000.0
         tasks = self._plan.task_ids()
@@ -171,15 +171,16 @@ class NativeSinkQuery(NativeLoop):
         return True
 
     def _write(self, ranges: dict[int, list[Range]]) -> None:
-        config = self._plan.connector_config
+        config = self._config()
         fmt = (config.get(c.FORMAT_CONFIG) or "parquet").strip().lower()
         sampled = time.monotonic()
-        schema, spark_schema = self._schema_for(ranges, fmt)
+        schema, spark_schema = self._schema_for(ranges, config, fmt)
         log.debug("%s: schema sampled in %.2f s", self.name, time.monotonic() - sampled)
         plan = {
             "connector": self.name,
             "generation": self._plan.generation,
-            "connector_config": config,
+            # Unresolved: the executors resolve them (native_read), as for task leases.
+            "connector_config": self._plan.connector_config,
             "worker_config": self._worker,
             "format": fmt,
             "schema": None if schema is None else base64.b64encode(pickle.dumps(schema)).decode(),
@@ -192,8 +193,8 @@ class NativeSinkQuery(NativeLoop):
         )
         offsets = [(t, p, e) for rs in ranges.values() for t, p, _, e in rs]
         started = time.monotonic()
-        self._save(frame, fmt, schema is not None or bool(config.get(c.VALUE_SCHEMA_CONFIG)),
-                   offsets)  # fmt: skip
+        has_rows = schema is not None or bool(config.get(c.VALUE_SCHEMA_CONFIG))
+        self._save(frame, config, fmt, has_rows, offsets)
         self._last_write = time.monotonic()
         assert self._positions is not None
         self._positions.commit(offsets)
@@ -203,9 +204,13 @@ class NativeSinkQuery(NativeLoop):
             self._listener.on_task_running(self.name, task)
 
     def _save(
-        self, frame: Any, fmt: str, has_rows: bool, offsets: list[tuple[str, int, int]]
+        self,
+        frame: Any,
+        config: dict[str, str],
+        fmt: str,
+        has_rows: bool,
+        offsets: list[tuple[str, int, int]],
     ) -> None:
-        config = self._plan.connector_config
         if not has_rows:
             frame.count()  # nothing writable: the executors only report the records
             return
@@ -240,12 +245,13 @@ class NativeSinkQuery(NativeLoop):
         after.update({(t, p): o for t, p, o in offsets})
         return sum(max(o, 0) for o in after.values())
 
-    def _schema_for(self, ranges: dict[int, list[Range]], fmt: str) -> tuple[Schema | None, Any]:
+    def _schema_for(
+        self, ranges: dict[int, list[Range]], config: dict[str, str], fmt: str
+    ) -> tuple[Schema | None, Any]:
         """The Connect schema of this write (from its first records, converted and
         transformed as on the executors) and its Spark schema."""
-        config = self._plan.connector_config
         declared = config.get(c.VALUE_SCHEMA_CONFIG)
-        schema = self._sample(ranges, fmt)
+        schema = self._sample(ranges, config, fmt)
         if schema is not None:
             return schema, native_schema.spark_schema(schema)
         if declared:
@@ -257,12 +263,14 @@ class NativeSinkQuery(NativeLoop):
 
         return None, StructType([StructField("_unused", IntegerType())])
 
-    def _sample(self, ranges: dict[int, list[Range]], fmt: str) -> Schema | None:
+    def _sample(
+        self, ranges: dict[int, list[Range]], config: dict[str, str], fmt: str
+    ) -> Schema | None:
         consumer = self._consumer
         assert consumer is not None
-        config = self._plan.connector_config
         resolve = resolver_for(self._worker)
-        pipeline = pipeline_for(self.name, self._plan.generation, config, self._worker, resolve)
+        pipeline = pipeline_for(self.name, self._plan.generation, config, self._worker_config(),
+                                resolve)  # fmt: skip
         # Failures here are only peeked at: the executors report them (log, DLQ, tolerance).
         operator = RetryWithToleranceOperator.from_config(
             {"errors.tolerance": "all"}, ErrorHandlingMetrics()

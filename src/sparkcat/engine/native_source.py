@@ -83,12 +83,12 @@ class NativeSourceQuery(NativeLoop):
     # -- internals ---------------------------------------------------------------------------
 
     def _cycle(self) -> int:
-        config = self._plan.connector_config
-        partition = c.source_partition(config)
+        config = self._config()
+        partition = c.source_partition(self._plan.connector_config)  # stored: unresolved
         if config.get(c.PATH_CONFIG):
-            frame, file_offset = self._new_files(partition)
+            frame, file_offset = self._new_files(config, partition)
         else:
-            frame, file_offset = self._new_rows(partition), None
+            frame, file_offset = self._new_rows(config, partition), None
         if frame is None:
             return 0
         table = frame.toArrow()
@@ -110,7 +110,7 @@ class NativeSourceQuery(NativeLoop):
             SourceRecord(partition, offset, topic, None, None, None, schema, value)
             for offset, value in zip(offsets, values, strict=True)
         ]
-        self._produce(records)
+        self._produce(config, records)
         log.debug("%s: %d records produced up to %s", self.name, len(records), offsets[-1])
         self._commit(partition, offsets[-1])
         self._listener.on_records(self.name, TASK, len(records))
@@ -120,8 +120,7 @@ class NativeSourceQuery(NativeLoop):
         self._offsets.put_batch(self.name, [(partition, dict(offset))])
         self._offsets.flush()
 
-    def _reader(self) -> Any:
-        config = self._plan.connector_config
+    def _reader(self, config: dict[str, str]) -> Any:
         reader = self._session.read.format((config.get(c.FORMAT_CONFIG) or "parquet").strip())
         reader = reader.options(**c.spark_options(config))
         declared = config.get(c.SCHEMA_CONFIG)
@@ -129,9 +128,10 @@ class NativeSourceQuery(NativeLoop):
 
     # -- paths -------------------------------------------------------------------------------
 
-    def _new_files(self, partition: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    def _new_files(
+        self, config: dict[str, str], partition: dict[str, Any]
+    ) -> tuple[Any, dict[str, Any] | None]:
         """A frame of the next files after the stored offset, and the offset of the last."""
-        config = self._plan.connector_config
         root = config[c.PATH_CONFIG]
         last = self._offsets.get(self.name, partition) or {}
         mark = (int(last.get("mtime", -1)), str(last.get("file", "")))
@@ -139,45 +139,44 @@ class NativeSourceQuery(NativeLoop):
         files = files[: int(config.get(c.MAX_FILES_CONFIG) or 1000)]
         if not files:
             return None, None
-        frame = self._reader().option("basePath", root).load([f for _, f in files])
+        frame = self._reader(config).option("basePath", root).load([f for _, f in files])
         mtime, name = files[-1]
         return frame, {"mtime": mtime, "file": name}
 
     # -- tables ------------------------------------------------------------------------------
 
-    def _new_rows(self, partition: dict[str, Any]) -> Any:
+    def _new_rows(self, config: dict[str, str], partition: dict[str, Any]) -> Any:
         """A frame of (at most TABLE_BATCH_ROWS) rows above the stored column value, in the
         column's order: of a catalog table, or of a JDBC table (Spark pushes the filter, and
         where the dialect can, the ordered limit, down to the database)."""
         from pyspark.sql import functions as f
 
-        config = self._plan.connector_config
         column = config[c.INCREMENTING_COLUMN_CONFIG]
         last = (self._offsets.get(self.name, partition) or {}).get(c.INCREMENTING_COLUMN_CONFIG)
         if config.get(c.TABLE_CONFIG):
             options = c.spark_options(config)
             frame = self._session.read.options(**options).table(config[c.TABLE_CONFIG])
         else:
-            frame = self._reader().load()
+            frame = self._reader(config).load()
         if last is not None:
             frame = frame.where(f.col(column) > f.lit(last))
         return frame.orderBy(column).limit(TABLE_BATCH_ROWS)
 
     # -- Kafka ---------------------------------------------------------------------------------
 
-    def _produce(self, records: list[SourceRecord]) -> None:
-        config = self._plan.connector_config
+    def _produce(self, config: dict[str, str], records: list[SourceRecord]) -> None:
         if self._producer is None:
             self._producer = Producer(
                 clients.producer_config(
                     self._worker, config, clients.producer_client_id(self.name, TASK)
                 )
             )
-        resolve = resolver_for(self._worker)
-        pipeline = pipeline_for(self.name, self._plan.generation, config, self._worker, resolve)
-        errors = TaskErrorHandling.for_task(self.name, TASK, config, self._worker, sink=False)
+        worker = self._worker_config()
+        resolve = resolver_for(worker)
+        pipeline = pipeline_for(self.name, self._plan.generation, config, worker, resolve)
+        errors = TaskErrorHandling.for_task(self.name, TASK, config, worker, sink=False)
         spec = LeaseSpec(self.name, TASK, self._plan.generation, "source", {}, dict(config),
-                         dict(self._worker), 0, 0, None)  # fmt: skip
+                         dict(worker), 0, 0, None)  # fmt: skip
         creator = _TopicCreator(spec)
         known: set[str] = set()
 

@@ -394,14 +394,24 @@ def _keystore_location(value: str, kind: str, props: Mapping[str, Any]) -> _Pair
     return [("ssl.keystore.location", value)]  # PKCS#12; librdkafka cannot read JKS
 
 
+def jaas_login(value: str) -> dict[str, str] | None:
+    """The ``username``/``password`` options of a PLAIN or SCRAM ``sasl.jaas.config`` line
+    (those present); ``None`` for other login modules, which have no equivalent outside the
+    JVM."""
+    if "PlainLoginModule" not in value and "ScramLoginModule" not in value:
+        return None
+    options = {k: v.replace('\\"', '"') for k, v in _JAAS_OPTION.findall(value)}
+    return {k: options[k] for k in ("username", "password") if k in options}
+
+
 def _jaas_config(value: str, kind: str, props: Mapping[str, Any]) -> _Pairs:
     # PLAIN and SCRAM carry username/password in the JAAS line; librdkafka takes them as
-    # sasl.username/sasl.password. Other login modules have no JAAS equivalent here.
-    if "PlainLoginModule" not in value and "ScramLoginModule" not in value:
+    # sasl.username/sasl.password.
+    login = jaas_login(value)
+    if login is None:
         log.warning("Ignoring sasl.jaas.config: only PLAIN and SCRAM logins translate")
         return []
-    options = {k: v.replace('\\"', '"') for k, v in _JAAS_OPTION.findall(value)}
-    return [(f"sasl.{k}", options[k]) for k in ("username", "password") if k in options]
+    return [(f"sasl.{k}", v) for k, v in login.items()]
 
 
 _TRANSLATIONS: Mapping[str, _Translation] = {

@@ -24,6 +24,7 @@ from sparkcat.runtime.config_provider.worker import (
     WorkerConfigTransformer,
     resolve,
     resolve_worker,
+    scrubber,
     transform,
 )
 
@@ -36,5 +37,6 @@ __all__ = [
     "resolve",
     "resolve_worker",
     "reverse_transform",
+    "scrubber",
     "transform",
 ]

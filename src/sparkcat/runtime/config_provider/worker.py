@@ -112,6 +112,33 @@ def resolve_worker(worker: Mapping[str, Any]) -> dict[str, str]:
     return {**resolve(worker, rest), **defs}
 
 
+def scrubber(worker: Mapping[str, Any], configs: Mapping[str, str]) -> Callable[[str], str]:
+    """A function that puts the ``${...}`` form back into a text (an error trace, a log
+    line) wherever the resolved value of one of ``configs``' variables appears in it: for
+    messages of code that saw resolved values (a Spark data source failing with its options).
+    Values shorter than 4 characters are left alone (they would mangle ordinary text)."""
+    from sparkcat.runtime.config_provider.transformer import VARIABLE_PATTERN
+
+    variables = {
+        m.group(0)
+        for v in configs.values()
+        if isinstance(v, str) and "${" in v
+        for m in VARIABLE_PATTERN.finditer(v)
+    }
+    if not variables:
+        return lambda text: text
+    resolved = resolve(worker, {v: v for v in variables})
+    pairs = sorted(((value, var) for var, value in resolved.items()
+                    if value != var and len(value) >= 4), key=lambda p: -len(p[0]))  # fmt: skip
+
+    def scrub(text: str) -> str:
+        for value, var in pairs:
+            text = text.replace(value, var)
+        return text
+
+    return scrub
+
+
 class WorkerConfigTransformer:
     """Resolves connector configs for the herder and schedules reloads on TTL expiry.
 
@@ -188,5 +215,6 @@ __all__ = [
     "WorkerConfigTransformer",
     "resolve",
     "resolve_worker",
+    "scrubber",
     "transform",
 ]

@@ -73,6 +73,15 @@ class NotLeaderError(ConnectRestError):
         self.leader_url = leader_url
 
 
+class NotAssignedError(ConnectRestError):
+    """A request for work this worker does not run reached it (Kafka's
+    ``NotAssignedException``); ``owner_url`` is the worker that runs it, when known."""
+
+    def __init__(self, message: str, owner_url: str | None) -> None:
+        super().__init__(message, 409)
+        self.owner_url = owner_url
+
+
 class DistributedHerder(AbstractHerder):
     """A cluster member: see the module docstring."""
 
@@ -99,6 +108,7 @@ class DistributedHerder(AbstractHerder):
         self.plans: dict[str, ConnectorPlan] = {}
         self.requested_reconfigs: set[str] = set()
         self.restarts: list[RestartRequest] = []
+        self.reloads: set[str] = set()  # connectors whose provider values changed (TTL)
         self._known_work: tuple[frozenset[str], frozenset[tuple[str, int]]] | None = None
         self._rejoin_at: float | None = None
         self._stopping = threading.Event()
@@ -149,6 +159,7 @@ class DistributedHerder(AbstractHerder):
             if self.is_leader():
                 work.leader_duties(self)
             work.reconcile(self)
+            work.apply_reloads(self)
             self._rebalance_if_work_changed()
             if self._rejoin_at is not None and time.monotonic() >= self._rejoin_at:
                 self._rejoin_at = None
@@ -379,6 +390,36 @@ class DistributedHerder(AbstractHerder):
             return None
         return work.restart_plan(self, name, config, include_tasks, only_failed)
 
+    def _reload_connector(self, name: str) -> None:
+        """A TTL expired with changed values (a timer thread): the tick thread restarts the
+        connector here (:meth:`reload_connector`) once no rebalance is under way."""
+        with self._state_lock:
+            self.reloads.add(name)
+        if self.member is not None:
+            self.member.wakeup()
+
+    def reload_connector(self, name: str) -> None:
+        """Kafka's ``restartConnector(delayMs, name, callback)``, the reload path: restart the
+        connector where it runs, whatever this worker's role, with its tasks running here (so
+        they resolve the changed values afresh). An unknown connector raises
+        :class:`NotFoundError`; one assigned elsewhere :class:`NotAssignedError` on the
+        leader and :class:`NotLeaderError` on a follower, as in Kafka."""
+        with self._lock:
+            if self.rebalancing:
+                raise ConnectRestError(STALE_CONFIG_MESSAGE, 409)
+            if not self.configs.snapshot().contains(name):
+                raise NotFoundError(f"Unknown connector: {name}")
+            assignment = self.assignment
+            if assignment is not None and name in assignment.connectors:
+                work.restart_here(self, RestartRequest(name, False, True))
+                return
+            if self.is_leader():
+                raise NotAssignedError(
+                    "Cannot restart connector since it is not assigned to this member",
+                    self.member.owner_url(name),
+                )
+            raise NotLeaderError("restart a connector", self.leader_url())
+
     def restart_task(self, name: str, task: int) -> None:
         with self._lock:
             if (name, task) in work.assigned_tasks(self):
@@ -506,4 +547,4 @@ class _StoreListener:
         self._wake()  # tasks waiting for their generation to be fenced may start now
 
 
-__all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotLeaderError"]
+__all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotAssignedError", "NotLeaderError"]

@@ -22,9 +22,9 @@ Public API (the herder's side)::
 - ``config``: a :class:`~sparkcat.runtime.distributed.config.DistributedConfig` (``group.id``,
   ``bootstrap.servers``, ``session.timeout.ms``, ``heartbeat.interval.ms``,
   ``rebalance.timeout.ms``, ``scheduled.rebalance.max.delay.ms``, ``connect.protocol``,
-  ``client.id``, ``request.timeout.ms``, ``retry.backoff.ms``). Only PLAINTEXT connections:
-  ``start()`` raises :class:`~sparkcat.api.errors.ConfigError` for another
-  ``security.protocol``.
+  ``client.id``, ``request.timeout.ms``, ``retry.backoff.ms``), and the worker's
+  ``security.protocol``/``sasl.*``/``ssl.*`` (:mod:`.security`: ``start()`` raises
+  :class:`~sparkcat.api.errors.ConfigError` naming the key kafka-python cannot serve).
 - ``rest_url``: this worker's advertised REST url (``DistributedConfig.advertised_url``).
 - ``config_snapshot()``: the herder's hook returning a
   :class:`~sparkcat.runtime.distributed.assignor.ConfigSnapshot` of what it has read from
@@ -72,7 +72,6 @@ import warnings
 from collections.abc import Callable, Collection
 from typing import Any, Protocol
 
-from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.distributed.assignor import (
     ClusterConfigSnapshot,
     ConfigSnapshot,
@@ -96,6 +95,7 @@ from sparkcat.runtime.distributed.protocol import (
     deserialize_metadata,
     metadata_request,
 )
+from sparkcat.runtime.distributed.security import kafka_python_security
 from sparkcat.runtime.rest.entities import ConnectorTaskId
 
 with warnings.catch_warnings():
@@ -271,14 +271,7 @@ class WorkerGroupMember:
     def start(self) -> None:
         """Connect to the Kafka cluster (the group is joined by :meth:`poll`)."""
         config = self._config
-        protocol = config.get_string("security.protocol")
-        if protocol != "PLAINTEXT":
-            # Deliberate gap: the group connection does not map Kafka's SSL/SASL settings yet.
-            raise ConfigError(
-                "security.protocol",
-                protocol,
-                "distributed mode's group membership supports only PLAINTEXT connections",
-            )
+        security = kafka_python_security(config.originals())  # ConfigError: what it cannot do
         servers = [s for s in config.get_list("bootstrap.servers") if s]
         client_id = config.get_string("client.id") or f"connect-{config.group_id}"
         request_timeout_ms = config.get_int("request.timeout.ms")
@@ -289,6 +282,7 @@ class WorkerGroupMember:
             retry_backoff_ms=config.get_long("retry.backoff.ms"),
             reconnect_backoff_ms=config.get_long("reconnect.backoff.ms"),
             reconnect_backoff_max_ms=config.get_long("reconnect.backoff.max.ms"),
+            **security,
         )
         client._net.start()
         try:

@@ -11,7 +11,9 @@ called on its tick thread with the herder lock held:
 - :func:`revoke` — what the leader took away stops now, its statuses become UNASSIGNED.
 - :func:`leader_duties` — the session key (written when missing, rotated per
   ``inter.worker.key.ttl.ms``).
-- restarts (KIP-745) from ``restart-connector-<c>`` records.
+- restarts (KIP-745) from ``restart-connector-<c>`` records, and config-provider reloads
+  (:func:`apply_reloads`): the worker running a connector restarts it when a TTL expired
+  with changed values, whatever its role.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.runtime.distributed import exactly_once
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState
@@ -99,6 +102,7 @@ def _reassert_statuses(herder: DistributedHerder) -> None:
 
 def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None:
     managed = herder._connectors.pop(name)
+    herder.config_transformer.cancel(name)  # a reload is for the worker that runs it
     if managed.context is not None:
         managed.context.close()
     herder._stop_instance(managed)
@@ -322,10 +326,25 @@ def _apply_restarts(herder: DistributedHerder, snap: ClusterConfigState) -> None
         requests, herder.restarts = herder.restarts, []
     for request in requests:
         if snap.contains(request.connector):
-            _restart(herder, request)
+            restart_here(herder, request)
 
 
-def _restart(herder: DistributedHerder, request: RestartRequest) -> None:
+def apply_reloads(herder: DistributedHerder) -> None:
+    """Config-provider reloads (TTL expiry with changed values) queued since the last tick."""
+    with herder._state_lock:
+        names, herder.reloads = herder.reloads, set()
+    for name in sorted(names):
+        try:
+            herder.reload_connector(name)
+        except NotFoundError:
+            herder.config_transformer.cancel(name)
+        except ConnectError as exc:
+            log.warning("Could not restart connector %s after its config changed: %s", name, exc)
+
+
+def restart_here(herder: DistributedHerder, request: RestartRequest) -> None:
+    """Act on a restart request for what runs on this worker: the connector instance if it is
+    assigned here, and (``include_tasks``) the tasks of its plan here."""
     name = request.connector
     status = herder.status.get(name)
     managed = herder._connectors.get(name)

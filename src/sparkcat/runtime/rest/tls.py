@@ -102,11 +102,19 @@ def client_context(worker: Mapping[str, Any]) -> ssl.SSLContext:
     """The client side of requests to other workers' https listeners: trusts the listener's
     trust store (the system's CAs when none is set) and presents its key store when one is
     set (for listeners with ``ssl.client.auth=required``)."""
-    settings = ssl_settings(worker)
+    return tls_client_context(ssl_settings(worker))
+
+
+def tls_client_context(settings: Mapping[str, str], check_hostname: bool = True) -> ssl.SSLContext:
+    """A client context from Kafka's ``ssl.*`` ``settings`` (already resolved): the trust
+    store (the system's CAs when none is set; the server's certificate is always verified),
+    the key store when one is set, and host name checking as asked. PKCS12 stores and
+    inline PEM pass through a private temporary directory, removed once loaded."""
     tmp = Path(tempfile.mkdtemp(prefix="sparkcat-tls-"))
     try:
         ca_certs = _truststore(settings, tmp)
         context = ssl.create_default_context(cafile=ca_certs)
+        context.check_hostname = check_hostname
         certfile, keyfile, password = _keystore(settings, tmp)
         if certfile is not None:
             context.load_cert_chain(certfile, keyfile, password)
@@ -190,4 +198,5 @@ __all__ = [
     "client_context",
     "server_tls",
     "ssl_settings",
+    "tls_client_context",
 ]

@@ -314,10 +314,13 @@ def test_wakeup_and_stop_end_a_blocked_poll(kafka_broker: Any, group: str) -> No
     assert member.member_id == ""
 
 
-def test_only_plaintext_connections(kafka_broker: Any, group: str) -> None:
-    config = worker_config(kafka_broker, group, **{"security.protocol": "SSL"})
+def test_a_login_kafka_python_cannot_do_is_refused_at_start(kafka_broker: Any, group: str) -> None:
+    """Kerberos (Kafka's default SASL mechanism) is refused naming the key, before any
+    connection (tests/unit/runtime/distributed/test_security.py has the mapping)."""
+    props = {"security.protocol": "SASL_PLAINTEXT"}
+    config = worker_config(kafka_broker, group, **props)
     member = WorkerGroupMember(
         config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
     )
-    with pytest.raises(ConfigError, match="supports only PLAINTEXT"):
+    with pytest.raises(ConfigError, match=r"configuration sasl\.mechanism: .* supports PLAIN"):
         member.start()

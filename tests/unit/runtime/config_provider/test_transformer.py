@@ -17,6 +17,7 @@ from sparkcat.runtime.config_provider import (
     resolve,
     resolve_worker,
     reverse_transform,
+    scrubber,
 )
 
 KAFKA = "org.apache.kafka.common.config.provider."
@@ -118,3 +119,14 @@ def test_a_provider_that_cannot_be_loaded_fails_the_worker() -> None:
         WorkerConfigTransformer(worker, lambda name: None)
     with pytest.raises(ConfigError, match=r"config\.providers\.vault\.class"):
         WorkerConfigTransformer({"config.providers": "vault"}, lambda name: None)
+
+
+def test_scrubber_puts_the_variables_back_into_a_trace(tmp_path: Path) -> None:
+    secrets = tmp_path / "db.properties"
+    secrets.write_text("pw=hunter22\nhost=db.internal\nid=7\n", encoding="utf-8")
+    pw, host, short = (f"${{file:{secrets}:{k}}}" for k in ("pw", "host", "id"))
+    config = {"url": f"jdbc:postgresql://{host}/x?password={pw}", "n": short, "plain": "v"}
+    scrub = scrubber(_worker(tmp_path), config)
+    trace = "Failed: jdbc:postgresql://db.internal/x?password=hunter22 (id 7)"
+    assert scrub(trace) == f"Failed: jdbc:postgresql://{host}/x?password={pw} (id 7)"
+    assert scrubber(_worker(tmp_path), {"plain": "hunter22"})("hunter22") == "hunter22"
