@@ -9,10 +9,10 @@ JVM is started with its standard output and error redirected there, with the log
 configuration shipped beside this module (Spark at ERROR unless ``spark.log.level`` says
 otherwise).
 
-Start-up: the driver and spark-submit's launcher JVM run with :data:`JVM_OPTIONS`; once the
-session is up, a background job starts Spark's Python daemon and one Python worker with the
-lease modules imported (``SPARKCAT_NO_WARMUP=1`` skips it, for measurements with
-``bench/bench_startup.py``).
+Start-up: the driver and spark-submit's launcher JVM run with :data:`JVM_OPTIONS`. Nothing is
+warmed up in the background: a job that started Spark's Python daemon and a worker with the
+lease modules imported made the quickstart's first record come later on two cores, not sooner
+(bench/RESULTS.md, Start-up), since it competes with the first query's own Python processes.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import logging
 import os
 import sys
 import tempfile
-import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -161,27 +160,4 @@ def build_session(worker_config: Mapping[str, str]) -> SparkSession:
         SparkContext(conf=conf, gateway=gateway)
     session = SparkSession.builder.config(conf=conf).getOrCreate()
     log.info("Spark %s session ready (master %s)", session.version, session.sparkContext.master)
-    if os.environ.get("SPARKCAT_NO_WARMUP") != "1":
-        threading.Thread(
-            target=_warm_python_workers, args=(session,), name="sparkcat-warmup", daemon=True
-        ).start()
     return session
-
-
-def _import_lease_modules(_: object) -> int:
-    """Runs in a Spark Python worker: import what leases import, so the first lease of
-    either kind finds them loaded (Spark reuses idle Python workers)."""
-    import sparkcat.runtime.tasks.worker_sink_task
-    import sparkcat.runtime.tasks.worker_source_task  # noqa: F401
-
-    return 0
-
-
-def _warm_python_workers(session: SparkSession) -> None:
-    """Start Spark's Python daemon and one worker with sparkcat's lease modules imported,
-    while the first query is still being set up (a cold daemon is ~1-2 s on the path to the
-    first record). Best effort: a failure here only means a colder first lease."""
-    try:
-        session.sparkContext.parallelize([0], 1).map(_import_lease_modules).collect()
-    except Exception:
-        log.debug("Warming up Spark's Python workers failed", exc_info=True)
