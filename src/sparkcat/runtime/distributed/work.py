@@ -18,6 +18,7 @@ called on its tick thread with the herder lock held:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -227,10 +228,14 @@ def _sync_tasks(
         if herder.plans.pop(name, None) is not None:
             herder.engine.stop_connector(name)
         return
+    previous = herder.plans.get(name)
+    state = State.PAUSED if plan.paused else State.RUNNING
     with herder._state_lock:
         herder._live[name] = Live(target, len(configs), max(herder.group_generation, 0))
     herder.status.remove_tasks(name, keep_below=len(configs))
-    herder.task_statuses(name, tasks, State.PAUSED if plan.paused else State.RUNNING)
+    herder.task_statuses(
+        name, [t for t in tasks if _report_needed(herder, previous, plan, t, state)], state
+    )
     try:
         herder.engine.start_connector(plan, herder)
     except Exception as exc:
@@ -239,6 +244,24 @@ def _sync_tasks(
             herder.on_task_failed(name, task, f"Could not start the task: {exc}")
         return
     herder.plans[name] = plan
+
+
+def _report_needed(
+    herder: DistributedHerder,
+    previous: ConnectorPlan | None,
+    plan: ConnectorPlan,
+    task: int,
+    state: State,
+) -> bool:
+    """Whether ``task`` of a new plan gets a status record. A task that stays while another
+    task of its connector comes or goes keeps its record and generation, as in Kafka,
+    unless its record says something else (e.g. FAILED, which the new plan runs again)."""
+    if previous is None or task not in previous.task_ids():
+        return True
+    if dataclasses.replace(previous, tasks=None) != dataclasses.replace(plan, tasks=None):
+        return True
+    current = herder.status.get_task(plan.name, task)
+    return current is None or current.state is not state or current.worker_id != herder.worker_id
 
 
 # -- revocation and shutdown ----------------------------------------------------------------

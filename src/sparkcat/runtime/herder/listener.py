@@ -47,10 +47,19 @@ class HerderListenerMixin:
     def on_task_running(self, connector: str, task: int) -> None:
         live = self._live_task(connector, task)
         if live is not None and live.target is TargetState.STARTED:
-            self.status.put_task(
-                TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
-            )
+            # Called after every lease: a status record only when the state changes, as
+            # Kafka writes them (a task that stays through a rebalance keeps its generation).
+            if not self._already(connector, task, State.RUNNING):
+                self.status.put_task(
+                    TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
+                )
             self.metrics.task_state(connector, task, "running")
+
+    def _already(self, connector: str, task: int, state: State) -> bool:
+        current = self.status.get_task(connector, task)
+        return (
+            current is not None and current.state is state and current.worker_id == self.worker_id
+        )
 
     def on_task_paused(self, connector: str, task: int) -> None:
         live = self._live_task(connector, task)
