@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,3 +128,13 @@ def make_ca(directory: Path) -> Authority:
 
 
 __all__ = ["P12_PASSWORD", "Authority", "Issued", "make_ca"]
+
+
+def mutual_tls_server_context(ca: Authority) -> ssl.SSLContext:
+    """A server-side context with the test server certificate that requires a client
+    certificate signed by the test CA."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(ca.server.pem))
+    context.load_verify_locations(str(ca.ca))
+    context.verify_mode = ssl.CERT_REQUIRED
+    return context

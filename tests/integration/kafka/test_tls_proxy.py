@@ -16,21 +16,20 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from tests.support.membership import IgnoreRebalances
 from tests.support.ports import free_port
-from tests.support.tls import P12_PASSWORD, Authority, make_ca
+from tests.support.tls import P12_PASSWORD, Authority, make_ca, mutual_tls_server_context
 
 from sparkcat.kafka import clients
 from sparkcat.kafka.broker import find_tansu_binary
 from sparkcat.runtime.distributed.assignor import ClusterConfigSnapshot
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.membership import WorkerGroupMember
-from sparkcat.runtime.distributed.protocol import ExtendedAssignment
-from sparkcat.runtime.rest.entities import ConnectorTaskId
 
 pytestmark = pytest.mark.broker
 
@@ -40,10 +39,7 @@ class TlsProxy:
     required) and pipes the plaintext to ``target`` port; counts completed handshakes."""
 
     def __init__(self, ca: Authority) -> None:
-        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.context.load_cert_chain(str(ca.server.pem))
-        self.context.load_verify_locations(str(ca.ca))
-        self.context.verify_mode = ssl.CERT_REQUIRED
+        self.context = mutual_tls_server_context(ca)
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.sock.getsockname()[1]
         self.target: int | None = None
@@ -170,16 +166,6 @@ def test_librdkafka_produces_and_consumes_over_tls(tls_broker: TlsBroker) -> Non
     assert tls_broker.proxy.handshakes >= 2
 
 
-class _Ignore:
-    def on_assigned(self, assignment: ExtendedAssignment, generation: int) -> None:
-        pass
-
-    def on_revoked(
-        self, leader: str | None, connectors: Collection[str], tasks: Collection[ConnectorTaskId]
-    ) -> None:
-        pass
-
-
 def test_the_group_membership_joins_over_tls(tls_broker: TlsBroker) -> None:
     config = DistributedConfig({
         "bootstrap.servers": tls_broker.servers, "group.id": f"tls-{uuid.uuid4().hex[:8]}",
@@ -191,7 +177,7 @@ def test_the_group_membership_joins_over_tls(tls_broker: TlsBroker) -> None:
     })  # fmt: skip
     before = tls_broker.proxy.handshakes
     member = WorkerGroupMember(
-        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
+        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), IgnoreRebalances()
     )
     member.start()
     try:

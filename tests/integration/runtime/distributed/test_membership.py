@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import pytest
+from tests.support.membership import IgnoreRebalances
 
 from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.distributed.assignor import ClusterConfigSnapshot
@@ -272,21 +273,11 @@ def test_eager_protocol_revokes_everything_each_rebalance(workers: Callable[...,
     assert sorted(revoked_connectors) == sorted(CONNECTORS) and len(revoked_tasks) == 6
 
 
-class _Ignore:
-    def on_assigned(self, assignment: ExtendedAssignment, generation: int) -> None:
-        pass
-
-    def on_revoked(
-        self, leader: str | None, connectors: Collection[str], tasks: Collection[ConnectorTaskId]
-    ) -> None:
-        pass
-
-
 @pytest.mark.slow
 def test_wakeup_and_stop_end_a_blocked_poll(kafka_broker: Any, group: str) -> None:
     config = worker_config(kafka_broker, group)
     member = WorkerGroupMember(
-        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
+        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), IgnoreRebalances()
     )
     member.start()
     errors: list[BaseException] = []
@@ -320,7 +311,7 @@ def test_a_login_kafka_python_cannot_do_is_refused_at_start(kafka_broker: Any, g
     props = {"security.protocol": "SASL_PLAINTEXT"}
     config = worker_config(kafka_broker, group, **props)
     member = WorkerGroupMember(
-        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), _Ignore()
+        config, "http://w:8083/", lambda: ClusterConfigSnapshot(0), IgnoreRebalances()
     )
     with pytest.raises(ConfigError, match=r"configuration sasl\.mechanism: .* supports PLAIN"):
         member.start()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.tls import P12_PASSWORD, Authority, make_ca
+from tests.support.tls import P12_PASSWORD, Authority, make_ca, mutual_tls_server_context
 
 from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.distributed.security import kafka_python_security
@@ -73,10 +73,7 @@ class TlsServer:
     client certificate signed by the test CA; remembers the client certificates' subjects."""
 
     def __init__(self, ca: Authority) -> None:
-        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.context.load_cert_chain(str(ca.server.pem))
-        self.context.load_verify_locations(str(ca.ca))
-        self.context.verify_mode = ssl.CERT_REQUIRED
+        self.context = mutual_tls_server_context(ca)
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.clients: list[Any] = []
