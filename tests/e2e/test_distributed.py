@@ -285,9 +285,17 @@ NOT_STOPPED = (
 
 
 def _offsets_everywhere(cluster: Cluster, name: str, expected: list[Any]) -> None:
-    """Every worker answers ``GET .../offsets`` with ``expected`` (the connector runs nowhere)."""
+    """Every worker answers ``GET .../offsets`` with ``expected`` (the connector runs nowhere).
+
+    A worker that has not yet read the connector's config record answers 404, as Kafka's
+    does: each worker reads the config topic on its own, so wait for that first."""
     for worker in cluster.alive():
-        response = worker.client.get(f"/connectors/{name}/offsets", timeout=WRITE_TIMEOUT_S)
+
+        def known(worker: DistributedWorker = worker) -> Any:
+            response = worker.client.get(f"/connectors/{name}/offsets", timeout=WRITE_TIMEOUT_S)
+            return None if response.status_code == 404 else response
+
+        response = wait_for(known, 30, f"{name} known to {worker.url}", 0.1)
         assert response.status_code == 200, response.text
         assert response.json() == {"offsets": expected}, worker.url
 
