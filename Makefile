@@ -32,11 +32,14 @@ typecheck: setup
 unit: setup
 	$(BIN)/python -m pytest tests/unit -q
 
-# Two pytest-xdist workers, whole modules each; tests/conftest.py says how the suite is split.
-TEST_WORKERS ?= 2
+# TEST_WORKERS=2: two pytest-xdist workers, whole modules each (tests/conftest.py says how the
+# suite is split): ~13 min instead of ~31, but on two cores the e2e tests' timing bounds still
+# fail now and then under that load (one failure per run in six runs), so one process is the
+# default until they are hardened.
+TEST_WORKERS ?= 1
 
 test: setup lint typecheck
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 bench: setup
 	$(BIN)/python bench/run_all.py

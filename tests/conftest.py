@@ -6,13 +6,13 @@ and stops it at the end. Set ``SPARKCAT_TEST_BOOTSTRAP=host:port`` to run the su
 an external Kafka instead. If tansu cannot start, every test using the fixture errors (it
 is never skipped: a broker that silently went missing would hide failures).
 
-``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadfile``), each
-with its own broker, SparkSession and port range (``tests/support/ports.py``). Modules are
-never split, so module-scoped clusters start once. The end-to-end modules, each of which
-starts whole worker processes with their own JVMs, form one *lane* that runs first, one
-module after another, on one worker: two of them side by side would put five or more JVMs on
-the two cores at once, where Spark's Python workers miss its fixed 10 s connect-back.
-Everything else is dealt to whichever worker is free.
+``make test TEST_WORKERS=2`` runs the suite in two pytest-xdist workers (``-n 2 --dist
+loadfile``), each with its own broker, SparkSession and port range
+(``tests/support/ports.py``). Modules are never split, so module-scoped clusters start
+once. The end-to-end modules, each of which starts whole worker processes with their own
+JVMs, form one *lane* that runs first, one module after another, on one worker: two of them
+side by side would put five or more JVMs on the two cores at once, where Spark's Python
+workers miss its fixed 10 s connect-back. Everything else is dealt to whichever worker is free.
 """
 
 from __future__ import annotations
