@@ -33,7 +33,7 @@ unit: setup
 	$(BIN)/python -m pytest tests/unit -q
 
 # TEST_WORKERS=2: two pytest-xdist workers, whole modules each (tests/conftest.py says how the
-# suite is split): ~13 min instead of ~31, but on two cores the e2e tests' timing bounds still
+# suite is split): ~13 min instead of ~22, but on two cores the e2e tests' timing bounds still
 # fail now and then under that load (one failure per run in six runs), so one process is the
 # default until they are hardened.
 TEST_WORKERS ?= 1
