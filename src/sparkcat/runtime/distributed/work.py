@@ -260,8 +260,7 @@ def _report_needed(
         return True
     if dataclasses.replace(previous, tasks=None) != dataclasses.replace(plan, tasks=None):
         return True
-    current = herder.status.get_task(plan.name, task)
-    return current is None or current.state is not state or current.worker_id != herder.worker_id
+    return not herder._already(plan.name, task, state)
 
 
 # -- revocation and shutdown ----------------------------------------------------------------
