@@ -595,6 +595,10 @@ def _owners(worker: DistributedWorker, names: list[str]) -> dict[str, tuple[str,
     return owners
 
 
+def _moving(worker: DistributedWorker, names: list[str]) -> dict[str, tuple[str, str]]:
+    return {k: v for k, v in _owners(worker, names).items() if v[0] in MOVING}
+
+
 def test_a_fourth_worker_joins_work_moves_to_it_the_rest_never_stops(cluster: Cluster) -> None:
     p = cluster.topic_prefix
     names = ["src-a", "sink-a", "src-o", "sink-o"]
@@ -604,7 +608,11 @@ def test_a_fourth_worker_joins_work_moves_to_it_the_rest_never_stops(cluster: Cl
         owners = _owners(viewer, names)
         return owners if all(state not in MOVING for state, _ in owners.values()) else None
 
-    before = wait_for(settled, CLUSTER_TIMEOUT_S, "no work moving before the join", 0.5)
+    try:
+        before = wait_for(settled, CLUSTER_TIMEOUT_S, "no work moving before the join", 0.5)
+    except AssertionError as exc:
+        views = {w.worker_id: _moving(w, names) for w in cluster.alive()}
+        raise AssertionError(f"{exc}; still moving, as each worker shows it: {views}") from None
     ends = _topic_ends(cluster.servers, f"{p}-status")
     newcomer = _worker(cluster.servers, cluster.directory, p, len(cluster.workers))
     cluster.workers.append(newcomer.start())

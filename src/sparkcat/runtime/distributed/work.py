@@ -86,14 +86,23 @@ def _unassigned_by_another(
     )
 
 
+_HELD = {TargetState.PAUSED: State.PAUSED, TargetState.STOPPED: State.STOPPED}
+
+
 def _reassert_statuses(herder: DistributedHerder) -> None:
-    """Work this worker still runs, whose last status is another worker's UNASSIGNED, is
+    """Work this worker still holds, whose last status is another worker's UNASSIGNED, is
     reported again: a worker that lost work late (its revocation report written after the
-    new owner's RUNNING, with a newer generation) must not leave it UNASSIGNED for good."""
+    new owner's record, with a newer generation, e.g. when two members held a connector
+    for one generation during a burst of rebalances) must not leave it UNASSIGNED for good.
+    Paused and stopped connectors too: their record is written once, on the transition."""
     for name, managed in herder._connectors.items():
-        running = managed.started and managed.target is TargetState.STARTED
-        if running and _unassigned_by_another(herder, herder.status.get(name)):
-            herder._put_connector(name, State.RUNNING)
+        if not _unassigned_by_another(herder, herder.status.get(name)):
+            continue
+        if managed.target is TargetState.STARTED:
+            if managed.started:  # a FAILED one keeps the record of its failure
+                herder._put_connector(name, State.RUNNING)
+        else:
+            herder._put_connector(name, _HELD[managed.target])
     for name, plan in herder.plans.items():
         stale = [t for t in plan.task_ids()
                  if _unassigned_by_another(herder, herder.status.get_task(name, t))]  # fmt: skip

@@ -1,0 +1,60 @@
+"""What a worker does with the work it holds (``runtime/distributed/work.py``), on the real
+stores: the status records other workers read."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from sparkcat.runtime.distributed.config import DistributedConfig
+from sparkcat.runtime.distributed.herder import DistributedHerder
+from sparkcat.runtime.distributed.protocol import ExtendedAssignment
+from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
+from sparkcat.runtime.stores.statuses import ConnectorStatus, State
+
+pytestmark = pytest.mark.broker
+
+
+def _hold(herder: DistributedHerder, name: str, generation: int) -> None:
+    """Give ``herder`` the connector as the leader of ``generation`` would."""
+    herder.member = SimpleNamespace(
+        is_leader=True, leader_url="http://w:1/", request_rejoin=lambda: None
+    )
+    herder.group_generation = generation
+    herder.assignment = ExtendedAssignment(
+        version=2, error=0, leader="w:1", leader_url="http://w:1/",
+        config_offset=herder.configs.snapshot().offset, connectors=(name,),
+    )  # fmt: skip
+    herder.tick()
+
+
+@pytest.mark.parametrize("initial", ["RUNNING", "PAUSED", "STOPPED"])
+def test_a_late_unassigned_record_of_another_worker_is_overwritten_by_the_holder(
+    leader: DistributedHerder, worker: dict[str, str], tmp_path: Any, initial: str
+) -> None:
+    """Two members held the connector for one generation (a burst of rebalances); the one that
+    lost it wrote UNASSIGNED after the holder's record. The holder writes its state again, in
+    whatever state its target puts the connector, instead of leaving it UNASSIGNED for good."""
+    config = {"connector.class": "FileStreamSource", "tasks.max": "1",
+              "file": str(tmp_path / "in.txt"), "topic": "t"}  # fmt: skip
+    leader.create_connector("c", config, initial)
+    _hold(leader, "c", generation=7)
+    leader.status.flush()
+    other = KafkaStatusBackingStore(DistributedConfig(worker).strings())
+    other.start()
+    try:
+        held = other.get("c")
+        assert held is not None and (held.state.value, held.worker_id) == (initial, "w:1")
+        other.put(ConnectorStatus("c", State.UNASSIGNED, "w:2", 8))
+        other.flush()
+        leader.status.read_to_end()
+        assert leader.status.get("c").state is State.UNASSIGNED  # type: ignore[union-attr]
+        leader.tick()
+        leader.status.flush()
+        other.read_to_end()
+        now = other.get("c")
+        assert now is not None and (now.state.value, now.worker_id) == (initial, "w:1")
+    finally:
+        other.stop()
