@@ -1,7 +1,7 @@
 """File -> Kafka -> file through a real `sparkcat standalone` worker, beside a hand-written loop.
 
     python bench/bench_pipeline.py [--records 1000000] [--runs 3] [--idle-connectors 10]
-                                   [--skip-idle]
+                                   [--skip-idle] [--running-pairs 5]
 
 Measures, on one embedded broker shared by both runs:
 - the baseline: a hand-written confluent-kafka producer process (file -> topic) and consumer
@@ -18,7 +18,10 @@ Measures, on one embedded broker shared by both runs:
   rounds moves them less;
 - time from starting the worker to the first record in the sink file;
 - peak RSS of the worker's whole process tree (driver JVM + every Python process);
-- the CPU an idle worker with N idle connectors burns (cores, over a 30 s window).
+- the CPU an idle worker with N idle connectors burns (cores, over a 30 s window);
+- with ``--running-pairs N``: the peak PSS of a worker running N FileStreamSource ->
+  FileStreamSink pairs (2N connectors) while lines keep arriving (``--runs 0`` for this and
+  the idle figure alone).
 """
 
 from __future__ import annotations
@@ -116,10 +119,27 @@ def tree_cpu_s(root: int) -> float:
     for pid in tree_pids(root):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime + stime of the live process
+            # utime + stime of the live process, plus cutime + cstime: the CPU of children it
+            # reaped (Spark's short-lived Python planner processes would be lost otherwise)
+            total += sum(int(f) for f in fields[11:15])
         except OSError:
             pass
     return total / CLK_TCK
+
+
+def tree_pss_mb(root: int) -> tuple[float, int]:
+    """PSS of the whole process tree (shared pages split among their users) and its size."""
+    total, procs = 0, 0
+    for pid in tree_pids(root):
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+                    procs += 1
+                    break
+        except OSError:
+            pass
+    return total / 1024, procs
 
 
 def tree_cpu_by_process(roots: list[int]) -> dict[int, tuple[str, float]]:
@@ -399,6 +419,75 @@ def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) ->
         stop(worker)
 
 
+def running_pss(servers: str, pairs: int, work: Path, window: float = 30.0) -> tuple[float, int]:
+    """Peak PSS (MB) and process count of a worker running ``pairs`` FileStreamSource ->
+    FileStreamSink pairs (2 x pairs connectors) while each source gets ~1,000 lines/s."""
+    port = 17000 + (os.getpid() % 1000)
+    files, sources = [], []
+    for i in range(pairs):
+        src = work / f"run-{i}.txt"
+        src.write_text("")
+        sources.append(src)
+        files.append(
+            write_connector(
+                work,
+                f"run-src-{i}",
+                **{"connector.class": "FileStreamSource", "file": str(src), "topic": f"run-{i}"},
+            )
+        )
+        files.append(
+            write_connector(
+                work,
+                f"run-sink-{i}",
+                **{
+                    "connector.class": "FileStreamSink",
+                    "file": str(work / f"run-{i}.out"),
+                    "topics": f"run-{i}",
+                },
+            )
+        )
+    worker = subprocess.Popen(
+        [
+            *SPARKCAT,
+            "standalone",
+            str(write_worker(work, servers, "string", port)),
+            *map(str, files),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=open(work / "worker-running.log", "wb"),  # noqa: SIM115 (worker-owned)
+    )
+    done = threading.Event()
+
+    def feed() -> None:
+        n = 0
+        while not done.wait(0.1):
+            for src in sources:
+                with src.open("a") as out:
+                    out.writelines(f"{n:09d} {j} the quick brown fox\n" for j in range(100))
+            n += 1
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    try:
+        wait_running(port, [f.stem for f in files], 240)
+        first = wait_lines(work / f"run-{pairs - 1}.out", 1, 240)
+        time.sleep(max(0.0, 30 - (time.monotonic() - first)))  # every query past its start
+        peak, procs = 0.0, 0
+        deadline = time.monotonic() + window
+        while time.monotonic() < deadline:
+            pss, n = tree_pss_mb(worker.pid)
+            if pss > peak:
+                peak, procs = pss, n
+            time.sleep(1.0)
+        lagging = [i for i in range(pairs) if count_lines(work / f"run-{i}.out") == 0]
+        if lagging:
+            raise SystemExit(f"sinks {lagging} wrote nothing: the connectors were not running")
+        return peak, procs
+    finally:
+        done.set()
+        stop(worker)
+
+
 def one_round(
     args: argparse.Namespace, broker: EmbeddedBroker, lines: Path, work: Path
 ) -> dict[str, float]:
@@ -438,6 +527,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds; medians last")
     parser.add_argument("--idle-connectors", type=int, default=10)
     parser.add_argument("--skip-idle", action="store_true")
+    parser.add_argument(
+        "--running-pairs",
+        type=int,
+        default=0,
+        help="also measure the PSS of a worker running this many source->sink pairs",
+    )
     parser.add_argument("--keep-logs", type=Path, help="copy the workers' logs into this directory")
     parser.add_argument(
         "--lease-log", action="store_true", help="log every lease result in the worker logs"
@@ -461,9 +556,17 @@ def main() -> None:
                 args.keep_logs.mkdir(parents=True, exist_ok=True)
                 for log_file in work.glob("worker-*.log"):
                     shutil.copy(log_file, args.keep_logs / f"{i + 1}-{log_file.name}")
-        print(f"-- median of {args.runs} round(s), load average {os.getloadavg()}")
-        for name in rounds[0]:
-            print(f"{name:>18}: {statistics.median(r[name] for r in rounds):,.2f}")
+        if rounds:
+            print(f"-- median of {args.runs} round(s), load average {os.getloadavg()}")
+            for name in rounds[0]:
+                print(f"{name:>18}: {statistics.median(r[name] for r in rounds):,.2f}")
+        if args.running_pairs:
+            pss, procs = running_pss(broker.bootstrap_servers, args.running_pairs, work)
+            print(
+                f"worker running {2 * args.running_pairs} connectors: peak PSS {pss:,.0f} MB "
+                f"over {procs} processes, load average {os.getloadavg()}",
+                flush=True,
+            )
         if not args.skip_idle:
             cores = idle_cpu(broker.bootstrap_servers, args.idle_connectors, work)
             print(f"idle worker with {args.idle_connectors} idle connectors: {cores:.3f} cores")
