@@ -9,10 +9,12 @@ is never skipped: a broker that silently went missing would hide failures).
 ``make test TEST_WORKERS=2`` runs the suite in two pytest-xdist workers (``-n 2 --dist
 loadfile``), each with its own broker, SparkSession and port range
 (``tests/support/ports.py``). Modules are never split, so module-scoped clusters start
-once. The end-to-end modules, each of which starts whole worker processes with their own
-JVMs, form one *lane* that runs first, one module after another, on one worker: two of them
-side by side would put five or more JVMs on the two cores at once, where Spark's Python
-workers miss its fixed 10 s connect-back. Everything else is dealt to whichever worker is free.
+once. The modules that start JVMs of their own (the end-to-end modules' worker processes,
+the Spark-cluster tests' master, workers and executors, the second member of an embedded
+cluster) form one *lane* that runs first, one module after another, on one worker: two of
+them side by side would put five or more JVMs on the two cores at once, where Spark's Python
+workers miss its fixed 10 s connect-back. Everything else, with at most the session's one
+JVM, is dealt to whichever worker is free.
 """
 
 from __future__ import annotations
@@ -27,8 +29,13 @@ from typing import Any
 import pytest
 
 BOOTSTRAP_ENV = "SPARKCAT_TEST_BOOTSTRAP"
-# Modules that start worker processes of their own: run one after another (see above).
-HEAVY_LANE = ("tests/e2e/",)
+# Modules that start JVMs of their own (worker processes, Spark clusters, a second embedded
+# member): run one after another (see above).
+HEAVY_LANE = (
+    "tests/e2e/",
+    "tests/integration/cluster/",
+    "tests/integration/embedded/test_cluster.py",
+)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
