@@ -127,19 +127,41 @@ def tree_cpu_s(root: int) -> float:
     return total / CLK_TCK
 
 
-def tree_pss_mb(root: int) -> tuple[float, int]:
-    """PSS of the whole process tree (shared pages split among their users) and its size."""
-    total, procs = 0, 0
+def process_label(pid: int) -> str:
+    """A short name of what a process of the worker tree is (JVM, a Spark Python module)."""
+    argv = [
+        a.decode(errors="replace")
+        for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if a
+    ]
+    if argv and argv[0].endswith("java"):
+        return "JVM"
+    modules = [a for a in argv if a.startswith("pyspark.")]
+    if "-m" in argv and modules:
+        return modules[0] + (" (fork)" if "daemon" in modules[0] else "")
+    return " ".join(Path(a).name for a in argv[:2])[:40]
+
+
+def tree_pss_mb(root: int) -> tuple[float, int, dict[str, tuple[int, float]]]:
+    """PSS of the whole process tree (shared pages split among their users), its size, and
+    ``{label: (processes, MB)}``."""
+    total, procs, by_label = 0, 0, {}
     for pid in tree_pids(root):
         try:
+            label = process_label(pid)
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
-                    total += int(line.split()[1])
-                    procs += 1
+                    kb = int(line.split()[1])
                     break
+            else:
+                continue
         except OSError:
-            pass
-    return total / 1024, procs
+            continue
+        total += kb
+        procs += 1
+        n, mb = by_label.get(label, (0, 0.0))
+        by_label[label] = (n + 1, mb + kb / 1024)
+    return total / 1024, procs, by_label
 
 
 def tree_cpu_by_process(roots: list[int]) -> dict[int, tuple[str, float]]:
@@ -472,13 +494,15 @@ def running_pss(servers: str, pairs: int, work: Path, window: float = 30.0) -> t
         wait_running(port, [f.stem for f in files], 240)
         first = wait_lines(work / f"run-{pairs - 1}.out", 1, 240)
         time.sleep(max(0.0, 30 - (time.monotonic() - first)))  # every query past its start
-        peak, procs = 0.0, 0
+        peak, procs, parts = 0.0, 0, {}
         deadline = time.monotonic() + window
         while time.monotonic() < deadline:
-            pss, n = tree_pss_mb(worker.pid)
+            pss, n, by_label = tree_pss_mb(worker.pid)
             if pss > peak:
-                peak, procs = pss, n
+                peak, procs, parts = pss, n, by_label
             time.sleep(1.0)
+        for label, (n, mb) in sorted(parts.items(), key=lambda kv: -kv[1][1]):
+            print(f"  {mb:7.0f} MB  {n:3d} x {label}", file=sys.stderr)
         lagging = [i for i in range(pairs) if count_lines(work / f"run-{i}.out") == 0]
         if lagging:
             raise SystemExit(f"sinks {lagging} wrote nothing: the connectors were not running")
