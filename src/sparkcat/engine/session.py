@@ -32,6 +32,7 @@ from pyspark.sql import SparkSession
 log = logging.getLogger(__name__)
 
 POOL = "sparkcat"
+DAEMON_MODULE = "sparkcat.engine.daemon"
 _HERE = Path(__file__).resolve().parent
 LOG4J2_FILE = _HERE / "log4j2.properties"
 FAIR_POOLS_FILE = _HERE / "fairscheduler.xml"
@@ -83,6 +84,10 @@ def spark_settings(worker_config: Mapping[str, str]) -> dict[str, str]:
     with sparkcat's log4j2 configuration and JVM options in front of the user's Java options."""
     settings = dict(DEFAULTS)
     settings.update({k: v for k, v in worker_config.items() if k.startswith("spark.")})
+    if settings["spark.master"].startswith("local"):
+        # Executors on this machine run this interpreter: their Python daemon can be
+        # sparkcat's, which imports what leases need once for all the workers it forks.
+        settings.setdefault("spark.python.daemon.module", DAEMON_MODULE)
     ours = [
         f"-Dlog4j2.configurationFile={LOG4J2_FILE.as_uri()}",
         f"-Dconnect.spark.log.level={settings['spark.log.level'].upper()}",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparkcat.engine.session import (
+    DAEMON_MODULE,
     FAIR_POOLS_FILE,
     LOG4J2_FILE,
     POOL,
@@ -68,3 +69,13 @@ def test_the_driver_runs_c1_only_with_the_serial_gc_unless_the_user_says_otherwi
         "spark.driver.extraJavaOptions"
     ].split()
     assert words[-2:] == user.split()  # after ours: the JVM keeps the last of each flag
+
+
+def test_local_executors_use_sparkcats_python_daemon_unless_the_worker_names_one() -> None:
+    assert spark_settings({})["spark.python.daemon.module"] == DAEMON_MODULE
+    cluster = {"spark.master": "local-cluster[2,1,1024]"}
+    assert spark_settings(cluster)["spark.python.daemon.module"] == DAEMON_MODULE
+    own = {"spark.python.daemon.module": "mydaemon"}
+    assert spark_settings(own)["spark.python.daemon.module"] == "mydaemon"
+    # executors elsewhere run their own interpreter, where sparkcat may not be installed
+    assert "spark.python.daemon.module" not in spark_settings({"spark.master": "spark://m:7077"})
