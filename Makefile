@@ -32,11 +32,10 @@ typecheck: setup
 unit: setup
 	$(BIN)/python -m pytest tests/unit -q
 
-# TEST_WORKERS=2: two pytest-xdist workers, whole modules each (tests/conftest.py says how the
-# suite is split): ~13 min instead of ~22, but on two cores the e2e tests' timing bounds still
-# fail now and then under that load (one failure per run in six runs), so one process is the
-# default until they are hardened.
-TEST_WORKERS ?= 1
+# Two pytest-xdist workers, whole modules each (tests/conftest.py says how the suite is split:
+# the modules that start JVMs of their own run one after another in one lane): ~14 min on two
+# cores instead of ~24 in one process. TEST_WORKERS=1 runs it in one process.
+TEST_WORKERS ?= 2
 
 test: setup lint typecheck
 	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)

@@ -6,8 +6,8 @@ and stops it at the end. Set ``SPARKCAT_TEST_BOOTSTRAP=host:port`` to run the su
 an external Kafka instead. If tansu cannot start, every test using the fixture errors (it
 is never skipped: a broker that silently went missing would hide failures).
 
-``make test TEST_WORKERS=2`` runs the suite in two pytest-xdist workers (``-n 2 --dist
-loadfile``), each with its own broker, SparkSession and port range
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadfile``;
+``TEST_WORKERS=1`` for one process), each with its own broker, SparkSession and port range
 (``tests/support/ports.py``). Modules are never split, so module-scoped clusters start
 once. The modules that start JVMs of their own (the end-to-end modules' worker processes,
 the Spark-cluster tests' master, workers and executors, the second member of an embedded
