@@ -114,17 +114,33 @@ def tree_rss_mb(root: int) -> float:
     return total / 1024
 
 
-def tree_cpu_s(root: int) -> float:
-    total = 0
+def tree_cpu(root: int) -> dict[int, tuple[float, float]]:
+    """``{pid: (own CPU-s, CPU-s of the children it reaped)}`` of the process tree."""
+    out = {}
     for pid in tree_pids(root):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            # utime + stime of the live process, plus cutime + cstime: the CPU of children it
-            # reaped (Spark's short-lived Python planner processes would be lost otherwise)
-            total += sum(int(f) for f in fields[11:15])
         except OSError:
-            pass
-    return total / CLK_TCK
+            continue
+        out[pid] = (
+            (int(fields[11]) + int(fields[12])) / CLK_TCK,  # utime + stime
+            (int(fields[13]) + int(fields[14])) / CLK_TCK,  # cutime + cstime
+        )
+    return out
+
+
+def cpu_between(
+    before: dict[int, tuple[float, float]], after: dict[int, tuple[float, float]]
+) -> float:
+    """CPU-s the tree used between two :func:`tree_cpu` snapshots: what each live process
+    used since (all of it for a new one), plus what the children a live process reaped meanwhile
+    used (Spark's short-lived Python processes). A process that ended unreaped (a parent that
+    ignores SIGCHLD) takes its share with it: never negative, at worst an underestimate."""
+    total = 0.0
+    for pid, (own, reaped) in after.items():
+        own0, reaped0 = before.get(pid, (0.0, 0.0))
+        total += max(own - own0, 0.0) + max(reaped - reaped0, 0.0)
+    return total
 
 
 def process_label(pid: int) -> str:
@@ -374,55 +390,57 @@ def sparkcat_run(
         wait_running(port, ["bench-source", "bench-sink"], 60)
         roots = [worker.pid] + ([broker_pid] if broker_pid else [])
         cpu0 = tree_cpu_by_process(roots) if lease_log else {}
-        tree0 = tree_cpu_s(worker.pid)
+        tree0 = tree_cpu(worker.pid)
         t0 = time.monotonic()
         with source.open("ab") as out, lines.open("rb") as src:
             out.write(src.read())
         print(f"[{time.strftime('%H:%M:%S')}] {records} lines appended", file=sys.stderr)
         done = wait_lines(sink, records + 1, 600)
-        tree_cpu = tree_cpu_s(worker.pid) - tree0
+        used = cpu_between(tree0, tree_cpu(worker.pid))
         if lease_log:
             print(cpu_breakdown(cpu0, tree_cpu_by_process(roots), done - t0), file=sys.stderr)
         return {
             "records_per_s": records / (done - t0),
             "first_record_s": first,
             "peak_rss_mb": peak.peak,
-            "cpu_per_1m": tree_cpu * 1e6 / records,
+            "cpu_per_1m": used * 1e6 / records,
         }
     finally:
         peak.done.set()
         stop(worker)
 
 
-def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) -> float:
-    port = 19000 + (os.getpid() % 1000)
-    files = []
-    for i in range(connectors):
-        if i % 2 == 0:
-            files.append(
-                write_connector(
-                    work,
-                    f"idle-src-{i}",
-                    **{
-                        "connector.class": "FileStreamSource",
-                        "file": str(work / f"idle-{i}.txt"),
-                        "topic": f"idle-{i}",
-                    },
-                )
-            )
-        else:
-            files.append(
-                write_connector(
-                    work,
-                    f"idle-sink-{i}",
-                    **{
-                        "connector.class": "FileStreamSink",
-                        "file": str(work / f"idle-{i}.out"),
-                        "topics": f"idle-{i - 1}",
-                    },
-                )
-            )
-    worker = subprocess.Popen(
+def file_pair(work: Path, name: str, source: Path, topic: str) -> list[Path]:
+    """Connector files of a FileStreamSource ``<name>-src`` (``source`` -> ``topic``) and a
+    FileStreamSink ``<name>-sink`` (``topic`` -> ``work/<name>.out``)."""
+    return [
+        write_connector(
+            work,
+            f"{name}-src",
+            **{
+                "connector.class": "FileStreamSource",
+                "file": str(source),
+                "topic": topic,
+            },
+        ),
+        write_connector(
+            work,
+            f"{name}-sink",
+            **{
+                "connector.class": "FileStreamSink",
+                "file": str(work / f"{name}.out"),
+                "topics": topic,
+            },
+        ),
+    ]
+
+
+def start_worker(
+    work: Path, servers: str, port: int, files: list[Path], log: str
+) -> subprocess.Popen[bytes]:
+    """``sparkcat standalone`` (StringConverter) with these connector files, logging to
+    ``work/log``."""
+    return subprocess.Popen(
         [
             *SPARKCAT,
             "standalone",
@@ -430,13 +448,22 @@ def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) ->
             *map(str, files),
         ],
         stdout=subprocess.DEVNULL,
-        stderr=open(work / "worker-idle.log", "wb"),  # noqa: SIM115 (worker-owned)
+        stderr=open(work / log, "wb"),  # the worker owns its log file
     )
+
+
+def idle_cpu(servers: str, connectors: int, work: Path, window: float = 30.0) -> float:
+    port = 19000 + (os.getpid() % 1000)
+    files: list[Path] = []
+    for i in range(0, connectors, 2):  # a source and a sink of its topic, nothing arriving
+        files += file_pair(work, f"idle-{i}", work / f"idle-{i}.txt", f"idle-{i}")
+    files = files[:connectors]
+    worker = start_worker(work, servers, port, files, "worker-idle.log")
     try:
         time.sleep(60)  # startup, first leases, and idle leases growing to their full length
-        cpu0, t0 = tree_cpu_s(worker.pid), time.monotonic()
+        cpu0, t0 = tree_cpu(worker.pid), time.monotonic()
         time.sleep(window)
-        return (tree_cpu_s(worker.pid) - cpu0) / (time.monotonic() - t0)
+        return cpu_between(cpu0, tree_cpu(worker.pid)) / (time.monotonic() - t0)
     finally:
         stop(worker)
 
@@ -445,39 +472,12 @@ def running_pss(servers: str, pairs: int, work: Path, window: float = 30.0) -> t
     """Peak PSS (MB) and process count of a worker running ``pairs`` FileStreamSource ->
     FileStreamSink pairs (2 x pairs connectors) while each source gets ~1,000 lines/s."""
     port = 17000 + (os.getpid() % 1000)
-    files, sources = [], []
-    for i in range(pairs):
-        src = work / f"run-{i}.txt"
+    files: list[Path] = []
+    sources = [work / f"run-{i}.txt" for i in range(pairs)]
+    for i, src in enumerate(sources):
         src.write_text("")
-        sources.append(src)
-        files.append(
-            write_connector(
-                work,
-                f"run-src-{i}",
-                **{"connector.class": "FileStreamSource", "file": str(src), "topic": f"run-{i}"},
-            )
-        )
-        files.append(
-            write_connector(
-                work,
-                f"run-sink-{i}",
-                **{
-                    "connector.class": "FileStreamSink",
-                    "file": str(work / f"run-{i}.out"),
-                    "topics": f"run-{i}",
-                },
-            )
-        )
-    worker = subprocess.Popen(
-        [
-            *SPARKCAT,
-            "standalone",
-            str(write_worker(work, servers, "string", port)),
-            *map(str, files),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=open(work / "worker-running.log", "wb"),  # noqa: SIM115 (worker-owned)
-    )
+        files += file_pair(work, f"run-{i}", src, f"run-{i}")
+    worker = start_worker(work, servers, port, files, "worker-running.log")
     done = threading.Event()
 
     def feed() -> None:

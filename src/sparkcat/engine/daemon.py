@@ -3,10 +3,10 @@
 Spark starts one daemon per worker module (``python -m <spark.python.daemon.module> <worker
 module>``) and forks a Python worker from it per concurrent task. A lease worker then imports
 pandas, pyarrow and numpy (Spark's Arrow path of a Python data source), confluent-kafka and
-sparkcat's lease modules: ~70 MB of its own and ~0.5 s in each of them. Imported in the
-daemon instead, those pages are shared copy-on-write by every worker it forks
-(``gc.freeze`` keeps the collector from writing to them), and a new worker starts with its
-imports done (bench/RESULTS.md, Footprint).
+sparkcat's lease modules: ~0.8 s in each of them, and ~100 MB PSS each with 10 connectors
+running. Imported in the daemon instead, those pages are shared copy-on-write by every
+worker it forks (``gc.freeze`` keeps the collector from writing to them; ~53 MB PSS each),
+and a new worker starts with its imports done (bench/RESULTS.md, Footprint).
 
 Used for local masters only (:func:`sparkcat.engine.session.spark_settings`): there the
 executors run this interpreter, so sparkcat is importable. Only the task workers' daemon
