@@ -74,6 +74,14 @@ def _is_local(master: str) -> bool:
     return master == "local" or master.startswith("local[")
 
 
+def _executors_run_this_python(settings: Mapping[str, str]) -> bool:
+    """Executors on this machine (local masters) whose interpreter is this one: neither
+    ``spark.pyspark.python`` nor ``PYSPARK_PYTHON`` names another."""
+    chosen = settings.get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON")
+    local = settings["spark.master"].startswith("local")
+    return local and (not chosen or os.path.abspath(chosen) == os.path.abspath(sys.executable))
+
+
 # Forced, whatever the worker config says: a speculative copy of a slow lease would run the
 # same task twice at once (two producers of one source task, two consumers of one partition).
 FORCED: dict[str, str] = {"spark.speculation": "false"}
@@ -84,9 +92,9 @@ def spark_settings(worker_config: Mapping[str, str]) -> dict[str, str]:
     with sparkcat's log4j2 configuration and JVM options in front of the user's Java options."""
     settings = dict(DEFAULTS)
     settings.update({k: v for k, v in worker_config.items() if k.startswith("spark.")})
-    if settings["spark.master"].startswith("local"):
-        # Executors on this machine run this interpreter: their Python daemon can be
-        # sparkcat's, which imports what leases need once for all the workers it forks.
+    if _executors_run_this_python(settings):
+        # Their Python daemon can be sparkcat's, which imports what leases need once for all
+        # the workers it forks (an interpreter without sparkcat could not even start it).
         settings.setdefault("spark.python.daemon.module", DAEMON_MODULE)
     ours = [
         f"-Dlog4j2.configurationFile={LOG4J2_FILE.as_uri()}",

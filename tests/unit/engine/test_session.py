@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -71,7 +72,12 @@ def test_the_driver_runs_c1_only_with_the_serial_gc_unless_the_user_says_otherwi
     assert words[-2:] == user.split()  # after ours: the JVM keeps the last of each flag
 
 
-def test_local_executors_use_sparkcats_python_daemon_unless_the_worker_names_one() -> None:
+def test_local_executors_use_sparkcats_python_daemon_unless_the_worker_names_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    assert spark_settings({})["spark.python.daemon.module"] == DAEMON_MODULE
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
     assert spark_settings({})["spark.python.daemon.module"] == DAEMON_MODULE
     cluster = {"spark.master": "local-cluster[2,1,1024]"}
     assert spark_settings(cluster)["spark.python.daemon.module"] == DAEMON_MODULE
@@ -79,3 +85,14 @@ def test_local_executors_use_sparkcats_python_daemon_unless_the_worker_names_one
     assert spark_settings(own)["spark.python.daemon.module"] == "mydaemon"
     # executors elsewhere run their own interpreter, where sparkcat may not be installed
     assert "spark.python.daemon.module" not in spark_settings({"spark.master": "spark://m:7077"})
+
+
+def test_executors_on_another_interpreter_keep_sparks_daemon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """That interpreter may lack sparkcat (the shipped zip reaches tasks, not the daemon)."""
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/other/bin/python")
+    assert "spark.python.daemon.module" not in spark_settings({})
+    monkeypatch.delenv("PYSPARK_PYTHON")
+    other = {"spark.pyspark.python": "/opt/other/bin/python"}
+    assert "spark.python.daemon.module" not in spark_settings(other)
