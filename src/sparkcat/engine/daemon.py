@@ -21,8 +21,8 @@ import os
 import sys
 import warnings
 
-# What a lease worker imports, in the order they import each other (a failing one is left
-# to the worker, which then imports it itself as it would without this daemon).
+# What a lease worker imports (a failing one is left to the worker, which then imports it
+# itself as it would without this daemon).
 PRELOAD = (
     "pyspark.worker",
     "pandas",

@@ -75,11 +75,12 @@ def _is_local(master: str) -> bool:
 
 
 def _executors_run_this_python(settings: Mapping[str, str]) -> bool:
-    """Executors on this machine (local masters) whose interpreter is this one: neither
-    ``spark.pyspark.python`` nor ``PYSPARK_PYTHON`` names another."""
+    """Executors that default to this interpreter (:func:`python_for_executors`) and that
+    neither ``spark.pyspark.python`` nor ``PYSPARK_PYTHON`` points elsewhere."""
+    if python_for_executors(settings) is None:
+        return False
     chosen = settings.get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON")
-    local = settings["spark.master"].startswith("local")
-    return local and (not chosen or os.path.abspath(chosen) == os.path.abspath(sys.executable))
+    return not chosen or os.path.abspath(chosen) == os.path.abspath(sys.executable)
 
 
 # Forced, whatever the worker config says: a speculative copy of a slow lease would run the

@@ -46,7 +46,9 @@ def leader(worker: dict[str, str]) -> Iterator[DistributedHerder]:
     registry = default_registry(config.plugin_path())
     herder = DistributedHerder(config, None, offsets, registry, "w:1", configs, statuses,  # type: ignore[arg-type]
                                "http://w:1/")  # fmt: skip
-    herder.member = SimpleNamespace(is_leader=True, leader_url="http://w:1/")
+    herder.member = SimpleNamespace(
+        is_leader=True, leader_url="http://w:1/", request_rejoin=lambda: None
+    )
     herder.rebalancing = False
     yield herder
     statuses.stop()

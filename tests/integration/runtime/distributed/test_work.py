@@ -3,7 +3,6 @@ stores: the status records other workers read."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,9 +18,6 @@ pytestmark = pytest.mark.broker
 
 def _hold(herder: DistributedHerder, name: str, generation: int) -> None:
     """Give ``herder`` the connector as the leader of ``generation`` would."""
-    herder.member = SimpleNamespace(
-        is_leader=True, leader_url="http://w:1/", request_rejoin=lambda: None
-    )
     herder.group_generation = generation
     herder.assignment = ExtendedAssignment(
         version=2, error=0, leader="w:1", leader_url="http://w:1/",
