@@ -35,6 +35,7 @@ HEAVY_LANE = (
     "tests/e2e/",
     "tests/integration/cluster/",
     "tests/integration/embedded/test_cluster.py",
+    "tests/integration/engine/test_class_archive.py",
 )
 
 

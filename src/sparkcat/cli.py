@@ -170,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sparkcat.cli_manage import manage_main
 
         return manage_main(args)
+    if args[:1] == ["jvm-archive"]:
+        from sparkcat.cli_jvm_archive import jvm_archive_main
+
+        return jvm_archive_main(args[1:])
     if args[:1] == ["distributed"]:
         from sparkcat.cli_distributed import run_distributed
 

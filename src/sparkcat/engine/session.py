@@ -13,6 +13,8 @@ Start-up: the driver and spark-submit's launcher JVM run with :data:`JVM_OPTIONS
 warmed up in the background: a job that started Spark's Python daemon and a worker with the
 lease modules imported made the quickstart's first record come later on two cores, not sooner
 (bench/RESULTS.md, Start-up), since it competes with the first query's own Python processes.
+Where Spark's Python processes run this interpreter they import its installed pyspark, not
+Spark's zip of it (:mod:`sparkcat.engine.spark_home`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,16 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyspark import SparkConf, SparkContext
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
+
+from sparkcat.engine.class_archive import java_options, with_options
+from sparkcat.engine.spark_home import pip_spark_home, spark_home_for_launch
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +153,33 @@ def python_for_executors(settings: Mapping[str, str]) -> str | None:
     return sys.executable if settings.get("spark.master", "").startswith("local") else None
 
 
+@contextmanager
+def _environ(name: str, value: str | None) -> Iterator[None]:
+    """``name`` set to ``value`` (when not None) for the duration: only the JVM started
+    meanwhile needs it, not this process's later children."""
+    if value is None:
+        yield
+        return
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+def launch_spark_home(settings: Mapping[str, str]) -> str:
+    """The ``SPARK_HOME`` the driver JVM starts from: the user's, else (executors running this
+    interpreter) pip's pyspark without its zips (:mod:`.spark_home`), else pip's pyspark."""
+    if os.environ.get("SPARK_HOME"):
+        return os.environ["SPARK_HOME"]
+    mirror = spark_home_for_launch() if _executors_run_this_python(settings) else None
+    return mirror or str(pip_spark_home())
+
+
 def build_session(worker_config: Mapping[str, str]) -> SparkSession:
     """Create (or join) the process's SparkSession for this worker."""
     settings = spark_settings(worker_config)
@@ -167,7 +200,11 @@ def build_session(worker_config: Mapping[str, str]) -> SparkSession:
     if SparkContext._active_spark_context is None and SparkContext._gateway is None:
         log_file = spark_log_file()
         log.info("Spark's own log: %s", log_file)
-        with log_file.open("ab") as out:
+        home = launch_spark_home(settings)
+        conf = SparkConf(loadDefaults=False).setAll(
+            list(with_options(settings, java_options(settings, home)).items())
+        )
+        with log_file.open("ab") as out, _environ("SPARK_HOME", home):
             # The JVM (and every process it starts) writes to the log file, not the terminal.
             popen = {"stdout": out, "stderr": out}
             gateway = launch_gateway(conf, popen_kwargs=popen)  # type: ignore[no-untyped-call]
