@@ -2,6 +2,9 @@
 
     python bench/bench_startup.py [--runs 3] [--worker-prop key=value ...] [--keep DIR]
 
+The driver JVM maps its classes from the archive `make setup` made (`sparkcat jvm-archive`);
+`--env XDG_CACHE_HOME=/tmp/empty` measures a start without it.
+
 Each run starts the CLI exactly as a user does (shipped `config/` files, embedded broker, the
 connector files' relative `test.txt`/`test.sink.txt` in a fresh working directory holding
 "foo\\nbar"), waits until `test.sink.txt` holds both lines, then stops it with SIGTERM. The
@@ -9,9 +12,10 @@ milestones, in seconds after the CLI process started:
 
 - from the worker's own log lines: embedded broker up, REST up, Spark session ready, each
   connector's query started, the sink sees its topic;
-- from /proc (polled every 20 ms, each process's own start time): the Spark JVM, Spark's
-  Python daemon (which forks the executors' Python workers), the driver-side Python runners
-  of the streaming sources, and the first forked Python worker;
+- from /proc (polled every 20 ms, each process's own start time): the Spark JVM, the first of
+  Spark's Python planner processes (data source lookup, creation, read planning), the first
+  driver-side Python runner of a streaming source, the task workers' Python daemon and the
+  first task worker it forks;
 - the first record in the sink file (polled every 20 ms).
 
 The table gives each milestone's median over the runs (and the min-max).
@@ -50,11 +54,12 @@ ORDER = [
     "REST server up",
     "JVM process started",
     "Spark session ready",
+    "1st Python planner process",
     "1st driver-side Python runner",
-    "Python daemon started",
-    "1st Python worker forked",
     "source query started",
     "sink query started",
+    "task workers' Python daemon started",
+    "1st Python task worker forked",
     "sink sees its topic",
     "first record in the sink file",
 ]
@@ -105,12 +110,18 @@ def classify(pid: int, table: dict[int, tuple[int, float, str]]) -> str | None:
     ppid, _, cmd = table[pid]
     if "java" in cmd and "SparkSubmit" in cmd:
         return "JVM process started"
-    if "pyspark.daemon" in cmd or "sparkcat.engine.daemon" in cmd:
+    words = cmd.split()
+    module = words[words.index("-m") + 1] if "-m" in words[:-1] else ""
+    if module.startswith("pyspark.sql.worker.") or (
+        module == "pyspark.daemon" and "pyspark.sql.worker." in cmd
+    ):
+        return "1st Python planner process"
+    if module in ("pyspark.daemon", "sparkcat.engine.daemon") and words[-1] == "pyspark.worker":
         parent_cmd = table.get(ppid, (0, 0.0, ""))[2]
-        if "daemon" in parent_cmd:
-            return "1st Python worker forked"
-        return "Python daemon started"
-    if "python_streaming_source_runner" in cmd:
+        if parent_cmd == cmd:
+            return "1st Python task worker forked"
+        return "task workers' Python daemon started"
+    if module == "pyspark.sql.streaming.python_streaming_source_runner":
         return "1st driver-side Python runner"
     return None
 
