@@ -34,6 +34,7 @@ from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
 from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks.lease import LeaseSpec
+from sparkcat.runtime.worker_config import MAX_BATCH_RECORDS_DEFAULT
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
     return LeaseBounds(
         max_ms=max_ms,
         idle_max_ms=max(max_ms, min(flush_ms, 60000)),
-        max_records=_setting("max.batch.records", connector, worker, 1_000_000),
+        max_records=_setting("max.batch.records", connector, worker, MAX_BATCH_RECORDS_DEFAULT),
         trigger_ms=_setting("sparkcat.trigger.interval.ms", connector, worker, 1000),
     )
 

@@ -14,12 +14,14 @@ sparkcat's own keys:
 
 ``spark.master`` (default ``local[*]``)
     The Spark master of the worker's SparkSession.
-``max.batch.ms`` (default 5000) and ``max.batch.records`` (default 1000000)
+``max.batch.ms`` (default 5000) and ``max.batch.records`` (default 10000000)
     The bounds of one *lease* — one task instance's work for one micro-batch. A lease ends
     after this many milliseconds or once this many records were copied, whichever comes
     first. A micro-batch costs ~250 ms of fixed Spark overhead, so shorter leases waste
     throughput, and a lease commits offsets when it ends, so longer ones delay commits and
-    occupy a Spark task slot. Both may also be set per connector (same key names in the
+    occupy a Spark task slot. The record bound is above what one task copies in 5 s: with
+    1000000, a task copying 500k records/s handed its lease over every 2 s (bench/RESULTS.md,
+    Pipeline). Both may also be set per connector (same key names in the
     connector config; :func:`lease_bounds` merges them).
 """
 
@@ -57,7 +59,12 @@ SPARK_MASTER_DEFAULT = "local[*]"
 MAX_BATCH_MS_CONFIG = "max.batch.ms"
 MAX_BATCH_MS_DEFAULT = 5000
 MAX_BATCH_RECORDS_CONFIG = "max.batch.records"
-MAX_BATCH_RECORDS_DEFAULT = 1_000_000
+MAX_BATCH_RECORDS_DEFAULT = 10_000_000
+# The embedded broker (tansu) answers a fetch that waits for data only as its wait runs out, not
+# when data arrives: with Kafka's 500 ms wait a record reached a waiting consumer ~115 ms after
+# it was produced, with 100 ms ~17 ms. A sink that catches up with its source waits that long
+# each time (bench/RESULTS.md, Pipeline). Kafka brokers answer at once, so only here.
+EMBEDDED_BROKER_DEFAULTS: dict[str, str] = {"consumer.fetch.max.wait.ms": "100"}
 
 _POLICY_PACKAGE = "org.apache.kafka.connect.connector.policy."
 OVERRIDE_POLICIES = ("All", "None", "Principal")
@@ -192,9 +199,11 @@ class WorkerConfig(AbstractConfig):
         return not servers or servers == [EMBEDDED_BOOTSTRAP]
 
     def with_bootstrap_servers(self, servers: str) -> WorkerConfig:
-        """A copy whose ``bootstrap.servers`` is ``servers`` (the embedded broker's address)."""
+        """A copy whose ``bootstrap.servers`` is ``servers`` (the embedded broker's address),
+        with :data:`EMBEDDED_BROKER_DEFAULTS` where the worker config sets nothing."""
         return WorkerConfig(
-            {**self.originals(), BOOTSTRAP_SERVERS_CONFIG: servers}, self.definition
+            {**EMBEDDED_BROKER_DEFAULTS, **self.originals(), BOOTSTRAP_SERVERS_CONFIG: servers},
+            self.definition,
         )
 
     def spark_conf(self) -> dict[str, str]:

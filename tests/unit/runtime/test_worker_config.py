@@ -45,6 +45,17 @@ def test_with_bootstrap_servers() -> None:
     assert config.strings()["bootstrap.servers"] == "127.0.0.1:1234"
 
 
+def test_sink_consumers_of_the_embedded_broker_wait_100_ms_for_data_unless_configured() -> None:
+    from sparkcat.kafka.clients import consumer_config
+
+    embedded = WorkerConfig(BASE).with_bootstrap_servers("127.0.0.1:1234").strings()
+    assert consumer_config(embedded)["fetch.wait.max.ms"] == "100"
+    own = {**BASE, "consumer.fetch.max.wait.ms": "250"}
+    mine = WorkerConfig(own).with_bootstrap_servers("127.0.0.1:1234").strings()
+    assert consumer_config(mine)["fetch.wait.max.ms"] == "250"
+    assert "fetch.wait.max.ms" not in consumer_config(WorkerConfig(BASE).strings())
+
+
 def test_spark_keys_pass_through() -> None:
     config = WorkerConfig({**BASE, "spark.executor.memory": "2g"})
     assert config.spark_conf() == {"spark.executor.memory": "2g", "spark.master": "local[*]"}
@@ -55,7 +66,7 @@ def test_spark_keys_pass_through() -> None:
 
 def test_lease_bounds_worker_and_connector() -> None:
     config = WorkerConfig({**BASE, "max.batch.ms": "1000"})
-    assert lease_bounds(config, {}) == (1000, 1_000_000)
+    assert lease_bounds(config, {}) == (1000, 10_000_000)
     assert lease_bounds(config, {"max.batch.records": "10"}) == (1000, 10)
     with pytest.raises(ConfigError, match=r"max\.batch\.ms"):
         lease_bounds(config, {"max.batch.ms": "0"})
