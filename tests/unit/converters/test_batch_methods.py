@@ -214,3 +214,49 @@ def test_the_default_batch_methods_call_the_per_record_methods_in_order() -> Non
     assert mixed.schema_column() == [None, STRING_SCHEMA]
     assert mixed.values == [b"a", "s"]
     assert converter.to_connect_data_batch("t", []) == ConnectDataBatch(None, [])
+
+
+_INT = b'{"schema":{"type":"int32","optional":true},"payload":'
+_DEC = (
+    b'{"schema":{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal",'
+    b'"version":1,"parameters":{"scale":"2"}},"payload":'
+)
+WARM_ENVELOPES: dict[str, list[bytes | None]] = {
+    "same schema": [_INT + b"%d}" % i for i in range(5)] + [_INT + b"null}"],
+    "another schema among them": [_INT + b"1}", b'{"schema":{"type":"string"},"payload":"s"}'],
+    "a payload orjson rejects": [_INT + b"1}", _INT + b"007}"],
+    "whitespace around a payload": [_INT + b" 1 }", _INT + b"2}"],
+    "a decimal": [_DEC + b'"AQ=="}', _DEC + b'"Ag=="}'],
+    "a null among them": [_INT + b"1}", None],
+}
+
+
+@pytest.mark.parametrize("datas", WARM_ENVELOPES.values(), ids=WARM_ENVELOPES.keys())
+def test_envelopes_of_the_schema_seen_last_decode_as_a_column_like_per_record(
+    datas: list[bytes | None],
+) -> None:
+    """After a first message, a converter decodes the envelopes of that message's schema
+    column-wise: the same schemas and values as per record, whatever the batch holds."""
+    first = next(d for d in datas if d is not None)
+    per_record, batched = CONVERTERS["json-envelope"](), CONVERTERS["json-envelope"]()
+    for converter in (per_record, batched):
+        converter.to_connect_data("t", first)  # both have seen the first message's schema
+    expected = [per_record.to_connect_data("t", d) for d in datas]
+    batch = batched.to_connect_data_batch("t", datas)
+    got = list(zip(batch.schema_column(), batch.values, strict=True))
+    assert [schema for schema, _ in got] == [want.schema for want in expected]
+    for (_, value), want in zip(got, expected, strict=True):
+        assert _same(value, want.value), (value, want.value)
+
+
+def test_a_payload_that_does_not_fit_the_schema_raises_the_per_record_error() -> None:
+    datas: list[bytes | None] = [_INT + b"1}", _INT + b'"text"}']
+    per_record, batched = CONVERTERS["json-envelope"](), CONVERTERS["json-envelope"]()
+    for converter in (per_record, batched):
+        converter.to_connect_data("t", datas[0])
+    with pytest.raises(DataError) as one:
+        for data in datas:
+            per_record.to_connect_data("t", data)
+    with pytest.raises(DataError) as column:
+        batched.to_connect_data_batch("t", datas)
+    assert str(column.value) == str(one.value)

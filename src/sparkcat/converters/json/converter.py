@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from operator import methodcaller
 from typing import Any
 
 import orjson
@@ -239,13 +240,26 @@ class JsonConverter(Converter, HeaderConverter):
         return encode_string_column(values, prefix, b"}")
 
     def to_connect_data_batch(self, topic: str, datas: list[bytes | None]) -> ConnectDataBatch:
-        """Schemaless messages: ``orjson.loads`` over the column; anything else (envelopes,
-        nulls, empty or malformed messages) per record."""
-        if not self._schemas_enabled and set(map(type, datas)) == _ONLY_BYTES and b"" not in datas:
-            try:
-                return ConnectDataBatch(None, list(map(orjson.loads, datas)))  # type: ignore[arg-type]
-            except orjson.JSONDecodeError:
-                pass
+        """Schemaless messages: ``orjson.loads`` over the column; envelopes of the schema the
+        previous message had: their payloads over the column; anything else (nulls, empty or
+        malformed messages, a first or changed schema, a STRUCT's generated decoder) per
+        record."""
+        if set(map(type, datas)) == _ONLY_BYTES and b"" not in datas:
+            if not self._schemas_enabled:
+                try:
+                    return ConnectDataBatch(None, list(map(orjson.loads, datas)))  # type: ignore[arg-type]
+                except orjson.JSONDecodeError:
+                    pass
+            else:
+                # Envelopes of the previous message's schema (their schema JSON is skipped);
+                # a value that fails to decode is left to the per-record path to report.
+                decode_batch = getattr(self._last_decode, "batch", None)
+                try:
+                    batch = decode_batch(datas) if decode_batch is not None else None
+                except DataError:
+                    batch = None
+                if batch is not None:
+                    return batch  # type: ignore[no-any-return]
         return super().to_connect_data_batch(topic, datas)
 
     def _decode_envelope(self, data: bytes) -> SchemaAndValue:
@@ -366,4 +380,18 @@ def _message_decoder(
             return None
         return _new_sv(SchemaAndValue, (schema, decode_any(payload)))
 
+    starts, ends = methodcaller("startswith", prefix), methodcaller("endswith", b"}")
+
+    def decode_batch(datas: list[bytes]) -> ConnectDataBatch | None:
+        """The same values as ``decode_message`` per message, a step over the whole column
+        at a time (``None`` when one message is not this schema's envelope)."""
+        if not (all(map(starts, datas)) and all(map(ends, datas))):
+            return None
+        try:
+            payloads = list(map(parse, [data[skip:-1] for data in datas]))
+        except invalid:
+            return None
+        return ConnectDataBatch(schema, list(map(decode_any, payloads)))
+
+    decode_message.batch = decode_batch  # type: ignore[attr-defined]
     return decode_message
