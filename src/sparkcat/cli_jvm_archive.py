@@ -28,10 +28,9 @@ def jvm_archive_main(args: Sequence[str]) -> int:
     except (OSError, ValueError) as exc:
         print(f"sparkcat: cannot read the worker config {rest[0]}: {exc}", file=sys.stderr)
         return 2
-    from sparkcat.engine import class_archive, session
+    from sparkcat.engine import class_archive
 
-    settings = session.spark_settings(config)
-    existing = class_archive.archive_path(settings, session.launch_spark_home(settings))
+    existing = class_archive.archive_for(config)
     if if_missing and existing is not None and existing.is_file():
         print(f"sparkcat: Spark's JVM class archive is there: {existing}")
         return 0

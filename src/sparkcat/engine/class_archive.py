@@ -108,17 +108,24 @@ def with_options(settings: Mapping[str, str], options: list[str]) -> dict[str, s
     return out
 
 
+def archive_for(worker_config: Mapping[str, str]) -> Path | None:
+    """Where the archive for a worker config's Spark settings is kept (as its driver JVM
+    would start: :func:`sparkcat.engine.session.launch_spark_home`)."""
+    from sparkcat.engine import session
+
+    settings = session.spark_settings(worker_config)
+    return archive_path(settings, session.launch_spark_home(settings))
+
+
 def make_archive(worker_config: Mapping[str, str]) -> tuple[Path, float]:
     """Make the archive for ``worker_config``'s Spark settings in this (fresh) process; its
     path and the seconds it took. Raises OSError (or Spark's error) when none was written."""
     from sparkcat.engine import session
 
     started = time.monotonic()
-    settings = session.spark_settings(worker_config)
-    if user_decides(settings):
+    if user_decides(session.spark_settings(worker_config)):
         raise OSError(f"{DRIVER_OPTIONS} already sets class data sharing; no archive made")
-    home = session.launch_spark_home(settings)
-    path = archive_path(settings, home)
+    path = archive_for(worker_config)
     if path is None:
         raise OSError("no java found (set JAVA_HOME or put java on PATH)")
     path.parent.mkdir(parents=True, exist_ok=True)
