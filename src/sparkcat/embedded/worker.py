@@ -91,12 +91,8 @@ class EmbeddedWorker:
             f"{kind}.storage.replication.factor": "1" for kind in ("config", "offset", "status")
         }
         self.config = DistributedConfig(
-            {
-                **defaults,
-                **self.config.originals(),
-                "bootstrap.servers": self.broker.bootstrap_servers,
-            }
-        )
+            {**defaults, **self.config.originals()}
+        ).with_bootstrap_servers(self.broker.bootstrap_servers)
 
     def start_stores(self) -> None:
         """The three internal topics, read to their ends (ConfigError: a topic Kafka would

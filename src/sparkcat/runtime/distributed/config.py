@@ -50,7 +50,12 @@ from sparkcat.runtime.distributed.signing import (
     key_length,
     mac_algorithms,
 )
-from sparkcat.runtime.worker_config import BOOTSTRAP_SERVERS_CONFIG, WorkerConfig, base_config_def
+from sparkcat.runtime.worker_config import (
+    BOOTSTRAP_SERVERS_CONFIG,
+    EMBEDDED_BROKER_DEFAULTS,
+    WorkerConfig,
+    base_config_def,
+)
 
 GROUP_ID_CONFIG = "group.id"
 SESSION_TIMEOUT_MS_CONFIG = "session.timeout.ms"
@@ -299,8 +304,11 @@ class DistributedConfig(WorkerConfig):
             )
 
     def with_bootstrap_servers(self, servers: str) -> DistributedConfig:
+        """A copy on the embedded broker at ``servers``, with its defaults
+        (:data:`~sparkcat.runtime.worker_config.EMBEDDED_BROKER_DEFAULTS`) where unset."""
         return DistributedConfig(
-            {**self.originals(), BOOTSTRAP_SERVERS_CONFIG: servers}, self.definition
+            {**EMBEDDED_BROKER_DEFAULTS, **self.originals(), BOOTSTRAP_SERVERS_CONFIG: servers},
+            self.definition,
         )
 
     @property

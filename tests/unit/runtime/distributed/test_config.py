@@ -137,3 +137,4 @@ def test_with_bootstrap_servers_keeps_type() -> None:
     config = DistributedConfig(BASE).with_bootstrap_servers("127.0.0.1:9")
     assert isinstance(config, DistributedConfig)
     assert config.group_id == "connect-cluster"
+    assert config.strings()["consumer.fetch.max.wait.ms"] == "100"  # the embedded broker's
