@@ -277,15 +277,6 @@ class WorkerProcess:
         self.returncode = self.proc.wait(timeout)
         return self.returncode
 
-    def terminate_group(self, timeout: float = STOP_TIMEOUT_S) -> int:
-        """``kill -TERM -<pgid>`` (what a closing terminal or a process-group supervisor
-        sends): SIGTERM to every process of the worker's group, and its exit code."""
-        assert self.proc is not None
-        self.remember_processes()
-        os.killpg(self.pid, signal.SIGTERM)
-        self.returncode = self.proc.wait(timeout)
-        return self.returncode
-
     def kill_group(self) -> None:
         """``kill -9 -<pgid>``: SIGKILL the worker's whole process group at once."""
         assert self.proc is not None

@@ -67,12 +67,9 @@ def test_the_line_classifier(line: str, ours: bool) -> None:
 @pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.broker
-@pytest.mark.parametrize("stop", ["process", "process group"])
 def test_quickstart_prints_only_sparkcats_own_lines_and_spark_logs_to_a_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Stopped by SIGTERM to the worker, or to its whole process group: the JVM, in a session
-    of its own, is stopped by the worker after its queries, not by its own shutdown hook."""
     monkeypatch.chdir(tmp_path)  # the worker's working directory: a user's fresh clone
     monkeypatch.delenv("LOG_DIR", raising=False)
     worker_props = edit_properties(
@@ -99,8 +96,7 @@ def test_quickstart_prints_only_sparkcats_own_lines_and_spark_logs_to_a_file(
         )
         print(f"first records {time.monotonic() - started:.1f} s after start")
         worker.wait_running("local-file-source", "local-file-sink")
-        code = worker.terminate() if stop == "process" else worker.terminate_group()
-        assert code == 0, worker.log_tail()
+        assert worker.terminate() == 0, worker.log_tail()
     finally:
         worker.cleanup()
 
