@@ -1,4 +1,4 @@
-"""Code to executors, and each connector's own plugin environment on them.
+"""Code to executors, and each plugin's files on them.
 
 Driver side (:class:`Shipment`): with a cluster master (anything but ``local``/``local[..]``)
 executors may be on hosts that have none of the driver's files, so the worker ships, by
@@ -6,45 +6,46 @@ Spark's own means:
 
 - sparkcat itself as a zip with ``SparkContext.addPyFile`` (Spark puts it on the Python
   workers' ``sys.path`` ahead of site-packages: executors run the driver's exact sparkcat);
-- every ``plugin.path`` entry as its own content-addressed zip with ``SparkContext.addFile``
-  (``plugin-<dir name>-<hash>.zip``). Each entry is one plugin's *environment*: its modules
-  and the pure-Python libraries it bundles.
+- every plugin of every ``plugin.path`` entry (:mod:`sparkcat.runtime.isolation.layout`: a
+  plugin subdirectory with the pure-Python libraries it bundles, or a ``*.py`` file or
+  package directly in the entry) as its own content-addressed zip with
+  ``SparkContext.addFile`` (``plugin-<name>-<hash>.zip``), holding the plugin as it sits in
+  its entry (``acme-source/...``, ``x.py``).
 
 Third-party libraries sparkcat needs (confluent-kafka, orjson, ...) and anything compiled come
 from the executors' Python environment: pre-installed, or a packed one via ``spark.archives``
 (see docs/cluster.md for the interpreter rule).
 
 Executor side (:func:`activate`, called by the data source's ``read`` before a lease runs):
-the zips are unpacked once per executor, and the lease's ``plugin.path`` is rewritten to the
-local copies with the connector's own plugin first. Before a lease of another connector runs
-in a reused Python worker, modules loaded from plugin environments are dropped from
-``sys.modules``, so two connectors whose plugins bundle different versions of one library
-each import their own copy (Kafka Connect gets this from a class loader per plugin). The same
-isolation applies with local masters, using the plugin directories in place.
+the zips are unpacked once per executor, each into a directory of its own, and the lease's
+``plugin.path`` becomes those directories: the same plugins in the same layout and order. The
+plugin registry then gives each plugin its own module table
+(:mod:`sparkcat.runtime.isolation.loader`), so leases of connectors whose plugins bundle
+different versions of one library run in one reused Python worker, one after the other or
+at the same time, each with its own copy. Nothing is dropped from ``sys.modules`` and
+``sys.path`` is left alone. With local masters the plugin directories are used in place.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import logging
 import os
 import shutil
-import sys
 import tempfile
-import threading
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import sparkcat
+from sparkcat.runtime.isolation.layout import plugin_locations
 from sparkcat.runtime.tasks.lease import LeaseSpec
 
 log = logging.getLogger(__name__)
 
-# Lease worker-config key: the shipped zip of each plugin.path entry, in the same order.
+# Lease worker-config key: the shipped zip of each plugin, in plugin.path order.
 SHIPPED_KEY = "sparkcat.plugin.path.shipped"
 
 
@@ -59,6 +60,8 @@ def plugin_entries(worker_config: Mapping[str, str]) -> list[str]:
 
 
 def _files_of(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
     return sorted(
         p
         for p in root.rglob("*")
@@ -67,17 +70,19 @@ def _files_of(root: Path) -> list[Path]:
 
 
 def zip_tree(root: Path, staging: Path, stem: str, arc_prefix: str = "") -> Path:
-    """A zip of ``root``'s files named ``<stem>-<content hash>.zip`` in ``staging``."""
-    files = _files_of(root)
+    """A zip of ``root``'s files (or of the file ``root``) named ``<stem>-<content hash>.zip``
+    in ``staging``; each file's name in it is ``arc_prefix`` + its path under ``root``."""
+    base = root.parent if root.is_file() else root
+    files = [(path, arc_prefix + str(path.relative_to(base))) for path in _files_of(root)]
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(str(path.relative_to(root)).encode())
+    for path, name in files:
+        digest.update(name.encode())
         digest.update(path.read_bytes())
     target = staging / f"{stem}-{digest.hexdigest()[:12]}.zip"
     if not target.exists():
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in files:
-                archive.write(path, arc_prefix + str(path.relative_to(root)))
+            for path, name in files:
+                archive.write(path, name)
     return target
 
 
@@ -96,11 +101,14 @@ class Shipment:
         package = Path(sparkcat.__file__).parent
         self.sparkcat_zip = zip_tree(package, self._staging, "sparkcat", "sparkcat/")
         for entry in plugin_entries(worker_config):
-            root = Path(entry)
-            if not root.is_dir():  # the plugin registry skips it too
-                log.warning("plugin.path entry %s is not a directory; not shipped", entry)
-                continue
-            self.plugin_zips.append(zip_tree(root, self._staging, f"plugin-{root.name}"))
+            for plugin in plugin_locations(entry):  # none if not a directory, as the registry
+                # The plugin as it sits in its entry: a subdirectory keeps its name, so the
+                # executor's copy has the same layout (a subdirectory plugin, a loose module).
+                prefix = plugin.path.name + "/" if plugin.path.is_dir() else ""
+                stem = f"plugin-{plugin.path.name.removesuffix('.py')}"
+                archive = zip_tree(plugin.path, self._staging, stem, prefix)
+                if archive not in self.plugin_zips:
+                    self.plugin_zips.append(archive)
 
     def lease_config(self) -> dict[str, str]:
         """Keys added to every lease's worker config."""
@@ -116,9 +124,7 @@ class Shipment:
         spark_context.addPyFile(str(self.sparkcat_zip))
         for path in self.plugin_zips:
             spark_context.addFile(str(path))
-        log.info(
-            "Shipping sparkcat and %d plugin environment(s) to executors", len(self.plugin_zips)
-        )
+        log.info("Shipping sparkcat and %d plugin(s) to executors", len(self.plugin_zips))
 
     def close(self) -> None:
         if self._staging is not None:
@@ -127,17 +133,13 @@ class Shipment:
 
 # -- executor side ---------------------------------------------------------------------------
 
-_lock = threading.Lock()
-_known_roots: set[str] = set()  # every plugin root any lease of this process used
-_active: tuple[str, ...] | None = None  # the roots of the last lease, in sys.path order
-
 
 def _unpacked(zip_name: str) -> str:
     """The directory a shipped zip is unpacked to on this executor (once per executor)."""
     from pyspark import SparkFiles
 
     archive = SparkFiles.get(zip_name)
-    # Absolute: modules' __file__ are, and activate() matches them against these roots.
+    # Absolute: a plugin's module table is keyed by its root, the same in every lease.
     root = os.path.abspath(SparkFiles.getRootDirectory())
     target = os.path.join(root, "unpacked", zip_name[: -len(".zip")])
     if not os.path.isdir(target):
@@ -152,46 +154,11 @@ def _unpacked(zip_name: str) -> str:
     return target
 
 
-def _own_first(roots: list[str], task_class: str) -> list[str]:
-    """``roots`` with the one that holds ``task_class``'s top-level module first."""
-    top = task_class.split(":")[0].split(".")[0]
-    for index, root in enumerate(roots):
-        if os.path.exists(os.path.join(root, top + ".py")) or os.path.isdir(
-            os.path.join(root, top)
-        ):
-            return [root, *roots[:index], *roots[index + 1 :]]
-    return roots
-
-
-def _under(path: str | None, roots: set[str]) -> bool:
-    return path is not None and any(path.startswith(root + os.sep) for root in roots)
-
-
 def activate(spec: LeaseSpec) -> LeaseSpec:
-    """Prepare this Python worker for ``spec``'s lease; returns the spec to run."""
-    global _active
+    """``spec`` with its ``plugin.path`` on this executor (see the module docs)."""
     shipped = spec.worker_config.get(SHIPPED_KEY)
-    if shipped is not None:
-        roots = [_unpacked(name) for name in shipped.split(",") if name]
-    else:
-        roots = [os.path.abspath(p) for p in plugin_entries(spec.worker_config)]
-    if not roots:
-        return spec
-    roots = _own_first(roots, spec.task_config.get("task.class", ""))
-    with _lock:
-        if _active != tuple(roots):
-            _known_roots.update(roots)
-            stale = [
-                name
-                for name, module in list(sys.modules.items())
-                if _under(getattr(module, "__file__", None), _known_roots)
-            ]
-            for name in stale:
-                del sys.modules[name]
-            sys.path[:] = [p for p in sys.path if p not in _known_roots]
-            sys.path[0:0] = roots
-            importlib.invalidate_caches()
-            _active = tuple(roots)
+    if shipped is None:
+        return spec  # a local master: the driver's plugin directories are this machine's
     config = dict(spec.worker_config)
-    config["plugin.path"] = ",".join(roots)
+    config["plugin.path"] = ",".join(_unpacked(name) for name in shipped.split(",") if name)
     return dataclasses.replace(spec, worker_config=config)

@@ -65,6 +65,12 @@ class {prefix}VersionSourceConnector(SourceConnector):
         pass
 
 
+def lazy_version():
+    import vlib.late  # first imported here, at run time, on the executor
+
+    return vlib.late.VERSION
+
+
 class {prefix}VersionSourceTask(SourceTask):
     def version(self):
         return "1.0"
@@ -75,6 +81,7 @@ class {prefix}VersionSourceTask(SourceTask):
         line = {{
             "connector": props["name"],
             "vlib": vlib.__version__,
+            "lazy_vlib": lazy_version(),
             "pid": os.getpid(),
             "sparkcat": sparkcat.__file__,
             "sees_driver_dir": os.path.exists(props["driver.marker"]),
@@ -92,11 +99,12 @@ class {prefix}VersionSourceTask(SourceTask):
 """
 
 
-def version_plugin(parent: Path, prefix: str, version: int) -> Path:
-    """A plugin.path entry holding ``conn_<prefix>.py`` and its own bundled ``vlib``."""
-    root = parent / f"plugin-{prefix.lower()}"
+def version_plugin(entry: Path, prefix: str, version: int) -> Path:
+    """A plugin subdirectory of ``entry`` holding ``conn_<prefix>.py`` and its own ``vlib``."""
+    root = entry / f"plugin-{prefix.lower()}"
     (root / "vlib").mkdir(parents=True)
     (root / "vlib" / "__init__.py").write_text(f"__version__ = {version}\n")
+    (root / "vlib" / "late.py").write_text("from . import __version__ as VERSION\n")
     (root / f"conn_{prefix.lower()}.py").write_text(VERSION_PLUGIN.format(prefix=prefix))
     return root
 
@@ -152,7 +160,10 @@ def setup(kafka_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     driver_dir.mkdir()
     data.mkdir()
     (driver_dir / "marker").write_text("only the driver can see this\n")
-    plugins = [version_plugin(driver_dir, "A", 1), version_plugin(driver_dir, "B", 2)]
+    # Kafka's layout: one plugin.path entry, one subdirectory per plugin.
+    connectors = driver_dir / "connectors"
+    version_plugin(connectors, "A", 1)
+    version_plugin(connectors, "B", 2)
     # The driver's directory and every copy of sparkcat's sources the driver could import
     # (this checkout's src/, and wherever an editable install points). Not the checkout as a
     # whole: its .venv holds the Spark distribution and the Python the executors run.
@@ -172,7 +183,7 @@ def setup(kafka_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             "offset.storage.file.filename": str(driver_dir / "offsets"),
             "offset.flush.interval.ms": "4000",
             "max.batch.ms": "2000",
-            "plugin.path": ",".join(str(p) for p in [TEST_PLUGINS, *plugins]),
+            "plugin.path": f"{TEST_PLUGINS},{connectors}",
             "spark.master": cluster.url,
             "spark.pyspark.python": sys.executable,
             "spark.executor.memory": "512m",
@@ -264,10 +275,10 @@ def test_two_plugins_each_see_their_own_library_version(setup: Setup) -> None:
     setup.driver.delete("blocker")
 
     seen = leases()
-    assert {(s["connector"], s["vlib"]) for s in seen} == {
-        ("version-A", 1),
-        ("version-B", 2),
-        ("version-A2", 1),
+    assert {(s["connector"], s["vlib"], s["lazy_vlib"]) for s in seen} == {
+        ("version-A", 1, 1),
+        ("version-B", 2, 2),
+        ("version-A2", 1, 1),
     }
     pids = [{s["pid"] for s in leases(name)} for name in ("version-A", "version-B", "version-A2")]
     assert pids[0] & pids[1] & pids[2], f"no Python worker ran all three: {pids}"

@@ -16,11 +16,17 @@
 5. a dotted Python path (``mypkg.mymodule.MyConnector``);
 6. a class found in a ``plugin.path`` directory (see below), by dotted path or alias.
 
-``plugin.path`` directories: each directory is appended to ``sys.path``; every top-level
-module or package in it (``*.py`` files and directories with ``__init__.py``, names not
-starting with ``_``) is imported once, on the first lookup, and the concrete classes it
+``plugin.path`` follows Kafka's layout (:mod:`sparkcat.runtime.isolation.layout`): each entry
+is a directory of plugins; each subdirectory is one plugin (a package imported by its name, or
+else the import root of one plugin's modules and the libraries it bundles), and a ``*.py`` file
+directly in the entry is a plugin of its own. Each plugin imports from its own module table
+(:mod:`sparkcat.runtime.isolation.loader`), so plugins that bundle different versions of one
+library each see their own copy; ``sys.path`` is left alone. On the first lookup every
+top-level module or package of every plugin is imported once, and the concrete classes it
 defines that subclass a plugin ABC of :mod:`sparkcat.api` become plugins (their simple and
-pruned names join the aliases). A module that fails to import is logged and skipped.
+pruned names join the aliases). A module that fails to import is logged and skipped. Names
+given as ``module:Class`` or dotted paths are looked up in the plugin that holds their
+top-level module first (plugins in ``plugin.path`` order), then in the shared environment.
 
 The registry is lazy: resolving ``JsonConverter`` imports only ``sparkcat.converters.json``.
 Resolved classes are checked against the ABC of the requested kind; a name that does not
@@ -41,10 +47,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import sparkcat
 from sparkcat.api.errors import ConnectError
+from sparkcat.runtime.isolation.layout import PluginLocation, plugin_locations
+from sparkcat.runtime.isolation.loader import PluginLoader, plugin_loader, public_module_name
 
 log = logging.getLogger(__name__)
 
@@ -268,10 +276,10 @@ class PluginDesc:
         )
 
 
-def load_target(target: str) -> type:
-    """Import ``module:Qualified.Name`` and return the object it names."""
+def load_target(target: str, import_module: Any = importlib.import_module) -> type:
+    """Import ``module:Qualified.Name`` (with ``import_module``) and return what it names."""
     module_name, _, qualname = target.partition(":")
-    obj: object = importlib.import_module(module_name)
+    obj: object = import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     if not isinstance(obj, type):
@@ -279,12 +287,13 @@ def load_target(target: str) -> type:
     return obj
 
 
-def _load_dotted(name: str) -> type | None:
+def _load_dotted(name: str, import_module: Any = importlib.import_module) -> type | None:
     """Resolve ``a.b.C`` (or ``a.b.C.Nested``) by importing the longest module prefix."""
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:
-            return load_target(".".join(parts[:cut]) + ":" + ".".join(parts[cut:]))
+            target = ".".join(parts[:cut]) + ":" + ".".join(parts[cut:])
+            return load_target(target, import_module)
         except ModuleNotFoundError as exc:
             if exc.name is not None and not ".".join(parts[:cut]).startswith(exc.name):
                 raise  # the module exists but one of its own imports is missing
@@ -315,6 +324,7 @@ class PluginRegistry:
         self._group = entry_point_group
         self._lock = threading.RLock()
         self._discovered: dict[str, tuple[type, str]] | None = None  # name -> (class, location)
+        self._plugins: list[tuple[PluginLocation, PluginLoader]] | None = None
         self._aliases: dict[str, str] | None = None
 
     # -- resolution -------------------------------------------------------------------------
@@ -345,7 +355,7 @@ class PluginRegistry:
                 return self._load_known(aliases[candidate])
         if ":" in name:
             try:
-                return load_target(name)
+                return load_target(name, self._importer(name))
             except (ImportError, AttributeError, TypeError):
                 return None
         found = self._entry_point(name)
@@ -354,10 +364,30 @@ class PluginRegistry:
         if not name or name.startswith(".") or name.endswith("."):
             return None
         if "." in name:
-            dotted = _load_dotted(name)
+            dotted = _load_dotted(name, self._importer(name))
             if dotted is not None:
                 return dotted
         return None
+
+    def _importer(self, name: str) -> Any:
+        """How to import the module of ``name``: from the first plugin holding its top-level
+        module, else from the shared environment."""
+        top = name.split(":")[0].split(".")[0]
+        for _, loader in self._plugin_loaders():
+            if loader.owns(top):
+                return loader.import_module
+        return importlib.import_module
+
+    def _plugin_loaders(self) -> list[tuple[PluginLocation, PluginLoader]]:
+        """Every plugin of ``plugin.path`` in order, with its loader (nothing imported)."""
+        with self._lock:
+            if self._plugins is None:
+                self._plugins = [
+                    (location, plugin_loader(location.root, _names(location.module)))
+                    for directory in self._plugin_path
+                    for location in plugin_locations(directory)
+                ]
+            return self._plugins
 
     def _load_known(self, class_name: str) -> type:
         builtin = self._builtins.get(class_name)
@@ -395,35 +425,24 @@ class PluginRegistry:
         with self._lock:
             if self._discovered is None:
                 self._discovered = {}
-                for directory in self._plugin_path:
-                    self._scan_directory(Path(directory))
+                for location, loader in self._plugin_loaders():
+                    self._scan_plugin(location, loader)
             return self._discovered
 
-    def _scan_directory(self, directory: Path) -> None:
+    def _scan_plugin(self, location: PluginLocation, loader: PluginLoader) -> None:
         assert self._discovered is not None
-        if not directory.is_dir():
-            log.warning("plugin.path entry %s is not a directory; skipped", directory)
-            return
-        if str(directory) not in sys.path:
-            sys.path.append(str(directory))
-        for entry in sorted(directory.iterdir()):
-            if entry.name.startswith(("_", ".")):
-                continue
-            if entry.suffix == ".py":
-                module_name = entry.stem
-            elif entry.is_dir() and (entry / "__init__.py").exists():
-                module_name = entry.name
-            else:
-                continue
+        for module_name in location.modules():
             try:
-                module = importlib.import_module(module_name)
+                imported = loader.import_module(module_name)
             except Exception:
-                log.exception("Could not import plugin module %s from %s", module_name, directory)
+                log.exception("Could not import plugin module %s of %s", module_name, location.path)
                 continue
-            for _, obj in inspect.getmembers(module, inspect.isclass):
-                if obj.__module__.split(".")[0] == module_name and _kinds_of(obj):
-                    class_name = f"{obj.__module__}.{obj.__qualname__}"
-                    self._discovered[class_name] = (obj, str(directory))
+            own = imported.__name__
+            for _, obj in inspect.getmembers(imported, inspect.isclass):
+                defined_here = obj.__module__ == own or obj.__module__.startswith(own + ".")
+                if defined_here and _kinds_of(obj):
+                    class_name = f"{public_module_name(obj.__module__)}.{obj.__qualname__}"
+                    self._discovered[class_name] = (obj, str(location.path))
 
     # -- listing ----------------------------------------------------------------------------
     def plugins(self, kind: str | None = None) -> list[PluginDesc]:
@@ -445,7 +464,7 @@ class PluginRegistry:
         for class_name, (cls, location) in self._discover().items():
             for plugin_kind in _kinds_of(cls):
                 if plugin_kind in kinds:
-                    target = f"{cls.__module__}:{cls.__qualname__}"
+                    target = f"{public_module_name(cls.__module__)}:{cls.__qualname__}"
                     found[(plugin_kind, class_name)] = self._describe(
                         class_name, plugin_kind, target, location
                     )
@@ -467,7 +486,7 @@ class PluginRegistry:
         version = sparkcat.__version__ if class_name in self._builtins else "undefined"
         if kind in ("source", "sink"):
             try:
-                version = str(load_target(target)().version())
+                version = str(load_target(target, self._importer(target))().version())
             except Exception:
                 log.debug("Could not read the version of %s", class_name, exc_info=True)
         return PluginDesc(class_name, kind, version, target, location)
@@ -495,7 +514,11 @@ class PluginRegistry:
                         return builtin.class_name
                 except (ImportError, AttributeError, TypeError):
                     continue
-        return f"{cls.__module__}:{cls.__qualname__}"
+        return f"{public_module_name(cls.__module__)}:{cls.__qualname__}"
+
+
+def _names(module: str | None) -> frozenset[str] | None:
+    return None if module is None else frozenset({module})
 
 
 def _kinds_of(cls: object) -> list[str]:

@@ -3,9 +3,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.support.plugins import source_task, versioned_plugin
 
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.errors import ConnectError
@@ -140,3 +143,49 @@ def test_resolving_a_converter_does_not_import_transforms() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_plugin_subdirectory_is_the_import_root_of_its_modules(tmp_path: Path) -> None:
+    entry = tmp_path / "connectors"
+    root = versioned_plugin(entry, "acme-source", 1)
+    (root / "acme_source.py").write_text(
+        "from acme_helpers import BASE\n" + (root / "acme_source.py").read_text()
+    )
+    (root / "acme_helpers.py").write_text("BASE = 'a module next to the connector'\n")
+    registry = PluginRegistry([entry])
+
+    cls = registry.resolve("acme_source:AcmeSourceSourceConnector", "connector")
+    assert registry.resolve("AcmeSourceSource", "source") is cls
+    assert registry.resolve("acme_source.AcmeSourceSourceConnector", "source") is cls
+    task = registry.resolve("acme_source:AcmeSourceSourceTask", "task")
+    # task.class as the herder writes it: the name an executor's registry resolves again.
+    assert registry.class_name(task) == "acme_source:AcmeSourceSourceTask"
+    (listed,) = [d for d in registry.plugins("connector") if "Acme" in d.class_name]
+    assert (listed.class_name, listed.version) == ("acme_source.AcmeSourceSourceConnector", "1")
+    assert listed.location == str(root)
+
+
+def test_sibling_plugins_each_see_their_own_bundled_library(tmp_path: Path) -> None:
+    entry = tmp_path / "connectors"
+    versioned_plugin(entry, "acme-a", 1)
+    versioned_plugin(entry, "acme-b", 2)
+    registry = PluginRegistry([entry])
+
+    versions = {d.class_name: d.version for d in registry.plugins("source")}
+    tasks = [registry.resolve(source_task(n), "task")() for n in ("acme-a", "acme-b", "acme-a")]
+    # Both plugins' tasks polling at once, in one process: each import finds its own copy.
+    with ThreadPoolExecutor(3) as pool:
+        polled = list(pool.map(poll_once, tasks))
+
+    assert versions["acme_a.AcmeASourceConnector"] == "1"
+    assert versions["acme_b.AcmeBSourceConnector"] == "2"
+    assert polled == ["acme-a import=1 lazy=1", "acme-b import=2 lazy=2", "acme-a import=1 lazy=1"]
+    # Nothing leaked into the shared environment.
+    assert "somelib" not in sys.modules
+    assert not any(str(entry) in p for p in sys.path)
+
+
+def poll_once(task: Any) -> str:
+    task.start({"topic": "t"})
+    (record,) = task.poll()
+    return str(record.value)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import importlib
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,8 @@ FILE_SINK = {"connector.class": "FileStreamSink", "topics": "t", "file": "out.tx
 def plugin(tmp_path: Path) -> Any:
     (tmp_path / "herder_test_plugin.py").write_text(PLUGIN)
     registry = PluginRegistry([tmp_path])
-    registry.resolve("HerderTest", "source")
-    module = importlib.import_module("herder_test_plugin")
+    # A plugin.path module lives in its plugin's own module table, not under its plain name.
+    module = sys.modules[registry.resolve("HerderTest", "source").__module__]
     module.TASKS, module.FAIL_START = 1, False
     module.CALLS.clear()
     module.registry = registry
