@@ -33,6 +33,8 @@ from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
 from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
+from sparkcat.runtime.tasks import exactly_once
+from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction
 from sparkcat.runtime.tasks.lease import LeaseSpec
 from sparkcat.runtime.worker_config import MAX_BATCH_RECORDS_DEFAULT
 
@@ -111,6 +113,7 @@ class ConnectorQuery:
         self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
         self._worker_offsets = offset_store
         self._offsets = offset_store  # the connector's own store once started (KIP-618)
+        self._exactly_once = plan.kind == "source" and exactly_once.enabled(worker_config)
         self._plan_path = plan_files.plan_path(state_dir, plan.name)
         self._control = control
         self._channel = control.open_channel("run")
@@ -397,8 +400,7 @@ class ConnectorQuery:
         if self._plan.kind == "source":
             offsets = orjson.loads(row.source_offsets)
             if offsets:
-                self._offsets.put_batch(self.name, [(p, o) for p, o in offsets])
-                self._offsets.flush()
+                self._commit_source_offsets([(p, o) for p, o in offsets])
             topics = orjson.loads(row.topics)
         else:
             sink_offsets = [(t, int(p), int(o)) for t, p, o in orjson.loads(row.sink_offsets)]
@@ -427,6 +429,15 @@ class ConnectorQuery:
             events.append((self._listener.on_task_failed, self.name, task, row.trace))
         elif self._state == plan_files.RUNNING:
             events.append((self._listener.on_task_running, self.name, task))
+
+    def _commit_source_offsets(self, pairs: list[tuple[Any, Any]]) -> None:
+        if self._exactly_once:
+            # The lease committed these in its own transactions (KIP-618): a write from here
+            # would put them in the primary topic a second time, outside any transaction.
+            after_transaction(self._offsets, self.name, pairs)
+            return
+        self._offsets.put_batch(self.name, pairs)
+        self._offsets.flush()
 
     def _watch(self) -> None:
         """Restart a query that died, up to QUERY_RESTARTS times without a batch completing

@@ -90,7 +90,8 @@ class HerderOffsetsMixin:
         kind, config = self._offsets_subject(name)
         if kind == "source":
             try:
-                pairs = self.offset_store.get_all(name)
+                with self._source_store(config) as store:
+                    pairs = store.get_all(name)
             except ConnectError:
                 raise
             except Exception as exc:
@@ -108,6 +109,20 @@ class HerderOffsetsMixin:
                 f"Failed to retrieve consumer group offsets for sink connector {name}: {exc}"
             ) from exc
         return sink_offsets_json(offsets)
+
+    @contextlib.contextmanager
+    def _source_store(self, config: Mapping[str, str]) -> Iterator[Any]:
+        """The offset store of a source connector: the worker's, or, for a connector with an
+        ``offsets.storage.topic`` of its own on a distributed worker, that topic read to its
+        end with the worker's as fallback (Kafka's ``ConnectorOffsetBackingStore``)."""
+        from sparkcat.runtime.stores.connector_offsets import for_connector
+
+        store = for_connector(self.offset_store, self.worker_config.originals(), config)
+        try:
+            yield store
+        finally:
+            if store is not self.offset_store:
+                store.close()
 
     def _offsets_subject(self, name: str) -> tuple[str, dict[str, str]]:
         """``(kind, config)`` of connector ``name`` for a GET of its offsets."""
@@ -160,12 +175,14 @@ class HerderOffsetsMixin:
         self, name: str, connector: Connector, config: dict[str, str], pairs: SourcePairs | None
     ) -> bool:
         """Alter (``pairs``) or reset (``None``) source offsets; ``alter_offsets``'s answer."""
+        from sparkcat.runtime.tasks.exactly_once.offsets_writer import write_offsets
+
         try:
-            if pairs is None:
-                pairs = [(p, None) for p, _ in self.offset_store.get_all(name)]
-            handled = _call_alter_offsets(name, connector, config, pairs)
-            self.offset_store.put_batch(name, pairs)
-            self.offset_store.flush()
+            with self._source_store(config) as store:
+                if pairs is None:
+                    pairs = [(p, None) for p, _ in store.get_all(name)]
+                handled = _call_alter_offsets(name, connector, config, pairs)
+                write_offsets(store, self.worker_config.originals(), config, name, pairs)
         except ConnectError:
             raise
         except Exception as exc:
@@ -297,10 +314,13 @@ class HerderOffsetsMixin:
 
     def _wipe_offsets(self, name: str, source: bool, config: dict[str, str]) -> None:
         if source:
-            stored = self.offset_store.get_all(name)
-            if stored:
-                self.offset_store.put_batch(name, [(p, None) for p, _ in stored])
-                self.offset_store.flush()
+            from sparkcat.runtime.tasks.exactly_once.offsets_writer import write_offsets
+
+            with self._source_store(config) as store:
+                stored = store.get_all(name)
+                if stored:
+                    tombstones = [(p, None) for p, _ in stored]
+                    write_offsets(store, self.worker_config.originals(), config, name, tombstones)
             return
         from sparkcat.kafka.admin import delete_group
 

@@ -8,13 +8,14 @@ store writes them (:func:`partition_of`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
 from sparkcat.api.errors import ConnectError
 from sparkcat.kafka import clients
-from sparkcat.runtime.tasks.lease import LeaseSpec
 
 __all__ = ["offsets_topic", "partition_count", "partition_of"]
 
@@ -22,29 +23,26 @@ _topics_lock = threading.Lock()
 _known_partitions: dict[tuple[str, str], int] = {}
 
 
-def offsets_topic(spec: LeaseSpec) -> str:
+def offsets_topic(worker: Mapping[str, Any], connector: Mapping[str, Any]) -> str:
     """The connector's primary offsets topic: ``offsets.storage.topic`` if set, else the
     worker's ``offset.storage.topic``."""
-    topic = spec.connector_config.get("offsets.storage.topic") or spec.worker_config.get(
-        "offset.storage.topic"
-    )
+    topic = connector.get("offsets.storage.topic") or worker.get("offset.storage.topic")
     if not topic:
         raise ConnectError("Exactly-once source support needs an offset.storage.topic")
     return str(topic).strip()
 
 
-def partition_count(spec: LeaseSpec, topic: str) -> int:
+def partition_count(worker: Mapping[str, Any], connector: Mapping[str, Any], topic: str) -> int:
     """Partitions of the offsets topic (created compacted when missing, with the worker's
     ``offset.storage.partitions``/``.replication.factor``), cached per process."""
-    servers = str(spec.worker_config.get("bootstrap.servers", ""))
+    servers = str(worker.get("bootstrap.servers", ""))
     with _topics_lock:
         known = _known_partitions.get((servers, topic))
     if known:
         return known
-    admin = AdminClient(dict(clients.admin_config(spec.worker_config, spec.connector_config)))
+    admin = AdminClient(dict(clients.admin_config(worker, connector)))
     metadata = admin.list_topics(topic, timeout=30).topics.get(topic)
     if metadata is None or metadata.error is not None or not metadata.partitions:
-        worker = spec.worker_config
         partitions = int(worker.get("offset.storage.partitions", 25))
         replication = int(worker.get("offset.storage.replication.factor", -1))
         new = NewTopic(topic, partitions, replication, config={"cleanup.policy": "compact"})

@@ -123,12 +123,12 @@ def run_exactly_once_lease(
                  "nothing", spec.connector, spec.task, refused)  # fmt: skip
         return LeaseResult(spec.connector, spec.task, spec.generation, 0, 0, (), (), None,
                            int((time.monotonic() - started) * 1000))  # fmt: skip
-    topic = offsets_topic(spec)
+    topic = offsets_topic(spec.worker_config, spec.connector_config)
     errors = TaskErrorHandling.for_task(
         spec.connector, spec.task, spec.connector_config, worker, sink=False
     )
     run = ExactlyOnceSourceRun(spec, task_class, pipeline, producer, wants_commit_record, errors)
-    run.attach(topic, partition_count(spec, topic))
+    run.attach(topic, partition_count(spec.worker_config, spec.connector_config, topic))
     return run.execute(started)
 
 

@@ -1,0 +1,141 @@
+"""Offsets written outside a lease while exactly-once source support is on (KIP-618).
+
+With ``exactly.once.source.support=enabled`` every write of a source connector's offsets to
+its primary offsets topic (the connector's ``offsets.storage.topic``, else the worker's
+``offset.storage.topic``) is transactional, so a ``read_committed`` reader never sees an offset
+whose records were not committed, and a fenced zombie can never overwrite one. Leases write
+theirs in their own transactions (:mod:`.source_task`); this module is the other writer Kafka
+has: the offsets REST API and ``initial_offsets`` (Kafka's ``Worker.modifySourceConnectorOffsets``
+uses the transactional producer of the connector's task 0, ``<group.id>-<connector>-0``, which
+also fences any instance of that task still running).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from confluent_kafka import KafkaException, Producer
+
+from sparkcat.api.errors import ConnectError
+from sparkcat.kafka import clients
+from sparkcat.runtime.stores.connector_offsets import ConnectorOffsetStore
+from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
+from sparkcat.runtime.stores.offsets import (
+    SourceOffset,
+    SourcePartition,
+    offset_key_bytes,
+    offset_value_bytes,
+    validate_offset_map,
+)
+from sparkcat.runtime.tasks.exactly_once import enabled, transactional_id
+from sparkcat.runtime.tasks.exactly_once.offsets_topic import (
+    offsets_topic,
+    partition_count,
+    partition_of,
+)
+
+__all__ = ["after_transaction", "write_offsets", "write_offsets_transactionally"]
+
+log = logging.getLogger(__name__)
+
+_TIMEOUT_S = 30.0
+
+
+def write_offsets_transactionally(
+    worker: Mapping[str, Any],
+    connector_config: Mapping[str, Any],
+    connector: str,
+    items: Iterable[tuple[SourcePartition, SourceOffset | None]],
+) -> str:
+    """Write ``items`` to the connector's primary offsets topic in one transaction of task 0's
+    transactional id; the topic written. Raises :class:`ConnectError` when the transaction
+    does not commit (nothing of it is then visible to ``read_committed`` readers)."""
+    pairs = list(items)
+    for partition, offset in pairs:
+        validate_offset_map(partition)
+        validate_offset_map(offset)
+    topic = offsets_topic(worker, connector_config)
+    partitions = partition_count(worker, connector_config, topic)
+    group = str(worker.get("group.id", ""))
+    config = clients.producer_config(
+        worker, connector_config, f"connector-offset-producer-{connector}"
+    )
+    config.update(
+        {
+            "transactional.id": transactional_id(group, connector, 0),
+            "enable.idempotence": "true",
+            "acks": "all",
+            # librdkafka requires message.timeout.ms <= transaction.timeout.ms.
+            "delivery.timeout.ms": str(int(_TIMEOUT_S * 1000)),
+            "transaction.timeout.ms": str(int(_TIMEOUT_S * 1000)),
+        }
+    )
+    producer = Producer(config)
+    try:
+        producer.init_transactions(_TIMEOUT_S)
+        producer.begin_transaction()
+        for partition, offset in pairs:
+            key = offset_key_bytes(connector, partition)
+            producer.produce(
+                topic, offset_value_bytes(offset), key, partition=partition_of(key, partitions)
+            )
+        producer.commit_transaction(_TIMEOUT_S)
+    except KafkaException as exc:
+        try:
+            producer.abort_transaction(_TIMEOUT_S)
+        except KafkaException:
+            log.debug("Aborting the offsets transaction of %s failed", connector, exc_info=True)
+        raise ConnectError(
+            f"Failed to write offsets for source connector {connector} to {topic} in a "
+            f"transaction: {exc}"
+        ) from exc
+    finally:
+        producer.flush(0)
+    return topic
+
+
+def _primary(store: Any) -> Any:
+    return store.primary if isinstance(store, ConnectorOffsetStore) else store
+
+
+def after_transaction(
+    store: Any, connector: str, items: Iterable[tuple[SourcePartition, SourceOffset | None]]
+) -> None:
+    """Offsets a transaction committed to ``store``'s primary topic: read them back, so the
+    next lease starts from them, and copy them to the worker's global topic when the
+    connector has a topic of its own (best effort, as Kafka's secondary store: a failure is
+    logged; the connector's topic is the truth). Never writes to the primary topic."""
+    read = getattr(_primary(store), "read_to_end", None)
+    if read is not None:
+        read(_TIMEOUT_S)
+    if isinstance(store, ConnectorOffsetStore):
+        try:
+            store.worker.put_batch(connector, list(items))
+        except Exception as exc:
+            log.warning("Could not also write offsets of %s to the worker's global offsets "
+                        "topic: %s", connector, exc)  # fmt: skip
+
+
+def write_offsets(
+    store: Any,
+    worker: Mapping[str, Any],
+    connector_config: Mapping[str, Any],
+    connector: str,
+    items: Iterable[tuple[SourcePartition, SourceOffset | None]],
+) -> None:
+    """The herder's write of a source connector's offsets (REST, ``initial_offsets``):
+    transactional with exactly-once source support on a Kafka-backed store, else the store's
+    own ``put_batch``. Tombstones reach the worker's global topic first either way, so a crash
+    between the two writes never resurrects a removed partition through the fallback."""
+    pairs = list(items)
+    if not (enabled(worker) and isinstance(_primary(store), KafkaOffsetBackingStore)):
+        store.put_batch(connector, pairs)
+        store.flush()
+        return
+    tombstones = [(p, o) for p, o in pairs if o is None]
+    if tombstones and isinstance(store, ConnectorOffsetStore):
+        store.worker.put_batch(connector, tombstones)
+    write_offsets_transactionally(worker, connector_config, connector, pairs)
+    after_transaction(store, connector, [(p, o) for p, o in pairs if o is not None])
