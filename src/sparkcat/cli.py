@@ -215,16 +215,21 @@ class _Worker:
         self.stop_event = threading.Event()
 
     def run(self, requests: list[ConnectorRequest]) -> int:
+        # First: a SIGINT/SIGTERM at any moment of the start-up stops the worker as gracefully
+        # as one while it runs (exit 0), instead of killing it halfway through.
+        self._install_signal_handlers()
         try:
             self._start()
+            if self.stop_event.is_set():
+                return 0
             failed = self._create(requests)
             if failed:
                 return 3
             # Spark builds in the background while the REST API and the connectors come up;
             # the worker is ready (GET /health 200) once it runs, and exits if it cannot.
-            self.engine.wait_ready()
+            if not self.engine.wait_ready(self.stop_event):
+                return 0
             self.herder.mark_ready()  # GET /health: 503 until here
-            self._install_signal_handlers()
             self._report_progress()
             return 0
         except (ConnectError, OSError) as exc:

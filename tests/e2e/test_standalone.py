@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from tests.e2e.conftest import (
     CONFIG_DIR,
@@ -292,6 +293,44 @@ def test_sigterm_exits_0_stops_every_task_instance_once_and_leaves_no_process(
             assert calls[-2:] == ["stop", "stopped"], (instance, calls)
             assert calls.count("stop") == 1, (instance, calls)
     assert len(read_events(events)) >= 4
+
+
+@spark_test
+def test_sigterm_while_spark_starts_exits_0_with_one_line_and_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    """A stop at any moment, also while the embedded broker and REST are up but Spark is still
+    starting (GET /health answers 503 until then): exit 0, no traceback, nothing left."""
+    worker_props = edit_properties(
+        CONFIG_DIR / "connect-standalone.properties",
+        tmp_path / "connect-standalone.properties",
+        {
+            "offset.storage.file.filename": str(tmp_path / "connect.offsets"),
+            "listeners": f"http://127.0.0.1:{free_port()}",
+        },
+    )
+    source = edit_properties(
+        CONFIG_DIR / "connect-file-source.properties",
+        tmp_path / "connect-file-source.properties",
+        {"file": str(tmp_path / "test.txt")},
+    )
+    worker = WorkerProcess(worker_props, [source], tmp_path / "worker.log").start()
+    try:
+
+        def starting() -> bool:
+            try:
+                return worker.client.get("/health").status_code == 503
+            except httpx.TransportError:
+                return False
+
+        wait_for(starting, START_TIMEOUT_S, "REST up while Spark starts", 0.02, worker)
+        assert worker.terminate() == 0, worker.log_tail()
+        assert worker.survivors(timeout=20) == []
+        log_text = worker.log_text()
+        assert "Traceback" not in log_text, worker.log_tail()
+        assert log_text.count("sparkcat is shutting down") == 1, worker.log_tail()
+    finally:
+        worker.cleanup()
 
 
 # -- kill -9 and SIGTERM, with restarts: at-least-once, then no duplicates -----------------

@@ -87,6 +87,10 @@ class _SessionHandle:
         finally:
             self._ready.set()
 
+    def wait(self, timeout_s: float) -> bool:
+        """Whether the build has ended (ready or failed) within ``timeout_s``."""
+        return self._ready.wait(timeout_s)
+
     def get(self) -> SparkSession:
         self._ready.wait()
         if self._session is None:
@@ -136,10 +140,17 @@ class SparkEngine:
         self._ticker = threading.Thread(target=self._tick_loop, name="sparkcat-ticker", daemon=True)
         self._ticker.start()
 
-    def wait_ready(self) -> None:
-        """Block until Spark is up; raises ConnectError if it could not start."""
-        if isinstance(self.session, _SessionHandle):
-            self.session.get()
+    def wait_ready(self, stop: threading.Event | None = None) -> bool:
+        """Block until Spark is up (``True``) or ``stop`` is set first (``False``: a worker
+        told to stop while Spark starts need not wait for it); raises ConnectError if Spark
+        could not start."""
+        if not isinstance(self.session, _SessionHandle):
+            return True
+        while stop is not None and not self.session.wait(0.1):
+            if stop.is_set():
+                return False
+        self.session.get()
+        return True
 
     def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
         """Returns at once; the query starts on the starter thread (see :meth:`_start`)."""
@@ -181,6 +192,10 @@ class SparkEngine:
             query.start()
             query.wait_started(QUERY_START_WAIT_S)
         except Exception as exc:  # the connector's trace; the worker carries on
+            if self._closed.is_set():  # Spark stopped under a start the worker's stop overtook
+                log.debug("The query of %s did not start: the worker stops", query.name,
+                          exc_info=True)  # fmt: skip
+                return
             log.exception("Starting the query of connector %s failed", query.name)
             listener.on_connector_failed(query.name, f"Starting the query failed: {exc}")
             return
