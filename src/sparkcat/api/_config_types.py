@@ -94,17 +94,30 @@ _INTEGERS: Final = {
 }
 
 
+# The worker imports each plugin.path plugin's modules under a namespace of its own
+# (``_sparkcat_plugin_<dir>_<hash>.<module>``) so that plugins bundling different versions of
+# one library never share it; names shown to users leave that namespace out.
+PLUGIN_NAMESPACE_PREFIX = "_sparkcat_plugin_"
+
+
+def public_module(module: str) -> str:
+    """``module`` as users name it: a plugin's module without its private namespace."""
+    if module.startswith(PLUGIN_NAMESPACE_PREFIX):
+        return module.partition(".")[2] or module
+    return module
+
+
 def type_name(value: object) -> str:
     """The name of ``value``'s class as error messages show it (``int``, ``mypkg.Thing``)."""
     cls = type(value)
-    return (
-        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-    )
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{public_module(cls.__module__)}.{cls.__qualname__}"
 
 
 def class_name(cls: type) -> str:
     """The ``module:QualName`` string that stands for a Python class in CLASS values."""
-    return f"{cls.__module__}:{cls.__qualname__}"
+    return f"{public_module(cls.__module__)}:{cls.__qualname__}"
 
 
 def render(value: Any) -> str:
@@ -212,12 +225,14 @@ def parse_type(name: str, value: Any, type_: ConfigType) -> Any:
 def convert_to_string(value: Any, type_: ConfigType | None) -> str | None:
     """Kafka's string rendering of a parsed value (``ConfigDef.convertToString``).
 
-    ``None`` → ``None``; lists are comma-joined without spaces; passwords are ``[hidden]``;
-    booleans are lowercase; classes are ``module:QualName``. With ``type_=None`` the value is
-    rendered by its own kind.
+    ``None`` → ``None``; lists are comma-joined without spaces; passwords are ``[hidden]``
+    (any value of a ``PASSWORD`` key, even one left unparsed); booleans are lowercase; classes
+    are ``module:QualName``. With ``type_=None`` the value is rendered by its own kind.
     """
     if value is None:
         return None
+    if type_ is ConfigType.PASSWORD:
+        return Password.HIDDEN
     if type_ is ConfigType.LIST or (type_ is None and isinstance(value, list | tuple)):
         return ",".join(render(v) for v in value)
     if type_ is ConfigType.DOUBLE and isinstance(value, int | float):

@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from enum import Enum
 from typing import Any, Protocol, TypeVar
 
+from sparkcat.api._config_types import public_module
 from sparkcat.api.errors import ConfigError, ConnectError, RetriableError
 from sparkcat.runtime.errors.metrics import ErrorHandlingMetrics
 
@@ -77,7 +78,7 @@ def class_name(obj: Any) -> str:
     """The qualified name of a class (or of an object's class), ``module.Qualname``;
     built-in exceptions without the ``builtins.`` prefix."""
     cls = obj if isinstance(obj, type) else type(obj)
-    module = cls.__module__
+    module = public_module(cls.__module__)
     return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
 
 

@@ -47,9 +47,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from sparkcat.api._config_types import PLUGIN_NAMESPACE_PREFIX
+
 __all__ = ["PluginLoader", "plugin_loader", "public_module_name"]
 
-_PREFIX = "_sparkcat_plugin_"
+_PREFIX = PLUGIN_NAMESPACE_PREFIX
 # Never taken from a plugin: the framework and the standard library are shared by all.
 _SHARED = frozenset({"sparkcat", "__main__"}) | sys.stdlib_module_names
 

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 from tests.support.plugins import source_task, versioned_plugin
 
+from sparkcat.api._config_types import class_name as config_class_name
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.errors import ConnectError
+from sparkcat.runtime.errors.operator import class_name as error_class_name
 from sparkcat.runtime.isolation.plugins import (
     BUILTINS,
     PluginRegistry,
@@ -163,6 +165,9 @@ def test_a_plugin_subdirectory_is_the_import_root_of_its_modules(tmp_path: Path)
     (listed,) = [d for d in registry.plugins("connector") if "Acme" in d.class_name]
     assert (listed.class_name, listed.version) == ("acme_source.AcmeSourceSourceConnector", "1")
     assert listed.location == str(root)
+    # Messages, CLASS config values and DLQ headers name it as its user does.
+    assert config_class_name(cls) == "acme_source:AcmeSourceSourceConnector"
+    assert error_class_name(cls) == "acme_source.AcmeSourceSourceConnector"
 
 
 def test_sibling_plugins_each_see_their_own_bundled_library(tmp_path: Path) -> None:
