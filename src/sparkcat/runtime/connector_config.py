@@ -327,11 +327,24 @@ def generate_result(
     return ConfigInfos(connector_type, errors, groups, configs)
 
 
-def prefixed_result(values: Iterable[ConfigValue], prefix: str) -> ConfigInfos:
-    """Client-override entries (``producer.override.`` ...): one error per erroring entry."""
-    configs = [ConfigInfo(None, config_value_info(v, None, prefix + v.name)) for v in values]
+def prefixed_result(
+    values: Iterable[ConfigValue], prefix: str, config_keys: Mapping[str, ConfigKey]
+) -> ConfigInfos:
+    """Client-override entries (``producer.override.`` ...), as Kafka's
+    ``prefixedConfigInfos``: a value of a key the client defines carries that definition
+    (prefixed) and is rendered by its type (``[hidden]`` for a password); one error per
+    erroring entry."""
+    configs: list[ConfigInfo] = []
+    groups: list[str] = []
+    for value in values:
+        key = config_keys.get(value.name)
+        if key is not None and key.group is not None and key.group not in groups:
+            groups.append(key.group)
+        definition = None if key is None else config_key_info(key, prefix)
+        type_ = None if key is None else key.type
+        configs.append(ConfigInfo(definition, config_value_info(value, type_, prefix + value.name)))
     errors = sum(1 for c in configs if c.value is not None and c.value.errors)
-    return ConfigInfos("", errors, [], configs)
+    return ConfigInfos("", errors, groups, configs)
 
 
 def merge_results(connector_type: str, *results: ConfigInfos | None) -> ConfigInfos:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
 from sparkcat import __version__
 from sparkcat.api.config import (
@@ -14,9 +15,11 @@ from sparkcat.api.config import (
     ConfigDef,
     ConfigType,
     Importance,
+    LambdaValidator,
     Range,
     ValidString,
 )
+from sparkcat.api.errors import ConfigError
 
 VERSION = __version__
 
@@ -59,13 +62,44 @@ BYTEARRAY_FORMAT = _S3_FORMAT + "bytearray.ByteArrayFormat"
 DEFAULT_PARTITIONER = "io.confluent.connect.storage.partitioner.DefaultPartitioner"
 
 
-def _base_def() -> ConfigDef:
+def _ensure_s3_endpoint(name: str, value: Any) -> None:
+    # Caught at validation so that create answers 400, rather than a task failing later
+    # deep inside botocore on a scheme it cannot speak.
+    if value is None or not str(value).strip():
+        return  # AWS S3 itself
+    parsed = urlparse(str(value))
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ConfigError(
+            name, value,
+            "S3SinkConnector needs an http:// or https:// S3 endpoint (e.g. "
+            "http://localhost:9000 for MinIO), or no store.url for AWS S3. To write files to a "
+            "directory, use FileSystemSinkConnector with store.url=file:///path/to/dir",
+        )  # fmt: skip
+
+
+def _ensure_directory_url(name: str, value: Any) -> None:
+    parsed = urlparse(str(value or ""))
+    if parsed.scheme != "file" or not parsed.path:
+        raise ConfigError(
+            name, value,
+            "FileSystemSinkConnector needs a file:// URL of a directory, e.g. file:///data/out. "
+            "To write to S3, use S3SinkConnector",
+        )  # fmt: skip
+
+
+STORE_URL_MISSING = (
+    f'Missing required configuration "{STORE_URL_CONFIG}" which has no default value.'
+)
+S3_ENDPOINT = LambdaValidator.with_(_ensure_s3_endpoint, "an http:// or https:// URL")
+DIRECTORY_URL = LambdaValidator.with_(_ensure_directory_url, "a file:// URL of a directory")
+
+
+def _base_def(store_url: LambdaValidator, store_url_doc: str) -> ConfigDef:
     long, string, s3 = ConfigType.LONG, ConfigType.STRING, "Storage"
     return (
         ConfigDef()
-        .define(STORE_URL_CONFIG, string, None, importance=Importance.HIGH, group=s3,
-                documentation="Store URL: the S3 endpoint (an http(s) URL, e.g. a MinIO or "
-                "moto server) for the S3 sink; a file:// directory for the filesystem sink.")
+        .define(STORE_URL_CONFIG, string, None, validator=store_url,
+                importance=Importance.HIGH, group=s3, documentation=store_url_doc)
         .define(TOPICS_DIR_CONFIG, string, "topics", importance=Importance.HIGH, group=s3,
                 documentation="Top level directory to store the data ingested from Kafka.")
         .define(DIRECTORY_DELIM_CONFIG, string, "/", importance=Importance.MEDIUM, group=s3,
@@ -130,10 +164,13 @@ def _base_def() -> ConfigDef:
     )  # fmt: skip
 
 
-FILESYSTEM_CONFIG_DEF = _base_def()
+FILESYSTEM_CONFIG_DEF = _base_def(
+    DIRECTORY_URL, "Store URL: the file:// URL of the directory to write to (required)."
+)
 
 S3_CONFIG_DEF = (
-    _base_def()
+    _base_def(S3_ENDPOINT, "Store URL: a custom S3 endpoint, an http:// or https:// "
+              "URL (e.g. a MinIO or moto server); unset for AWS S3.")
     .define(S3_BUCKET_CONFIG, ConfigType.STRING, importance=Importance.HIGH,
             documentation="The S3 Bucket.")
     .define(REGION_CONFIG, ConfigType.STRING, REGION_DEFAULT, importance=Importance.MEDIUM,

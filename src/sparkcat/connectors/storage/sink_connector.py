@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sparkcat.api.config import ConfigDef
-from sparkcat.api.connector import Task
+from sparkcat.api.connector import Config, Task
 from sparkcat.api.records import TopicPartition
 from sparkcat.api.sink import SinkConnector
 from sparkcat.connectors.storage import config as c
@@ -56,6 +56,16 @@ class FileSystemSinkConnector(_StorageSinkConnector):
     def start(self, props: dict[str, str]) -> None:
         super().start(props)
         filesystem_store(c.parse(self.config(), props).values)  # a bad store.url fails here
+
+    def validate(self, connector_configs: Mapping[str, str]) -> Config:
+        """As the ConfigDef, plus: ``store.url`` is required (it is optional in the shared
+        definition, whose other keys tests and tools parse without one)."""
+        config = super().validate(connector_configs)
+        if not connector_configs.get(c.STORE_URL_CONFIG):
+            for value in config.config_values:
+                if value.name == c.STORE_URL_CONFIG and not value.error_messages:
+                    value.add_error_message(c.STORE_URL_MISSING)
+        return config
 
     def task_class(self) -> type[Task]:
         return FileSystemSinkTask

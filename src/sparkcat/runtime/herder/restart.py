@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from sparkcat.runtime.engine_api import Engine
     from sparkcat.runtime.herder.state import ManagedConnector
+    from sparkcat.runtime.metrics.registry import ConnectMetrics
     from sparkcat.runtime.stores.statuses import StatusBackingStore
 
 _RESTARTING = State.RESTARTING.value
@@ -35,6 +36,7 @@ class HerderRestartMixin:
     _dead_queries: set[str]
     status: StatusBackingStore
     engine: Engine
+    metrics: ConnectMetrics
     worker_id: str
 
     if TYPE_CHECKING:
@@ -116,7 +118,9 @@ class HerderRestartMixin:
         try:
             self.engine.restart_task(managed.name, task)
         except Exception as exc:
+            self.metrics.tasks_started(managed.name, [task], ok=False)
             raise ConnectError(f"Failed to start task: {managed.name}-{task}") from exc
+        self.metrics.tasks_started(managed.name, [task])
         from sparkcat.runtime.herder.state import TargetState
 
         state = State.RUNNING if managed.target is TargetState.STARTED else State.PAUSED

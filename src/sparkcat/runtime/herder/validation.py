@@ -14,7 +14,9 @@ Steps, as Kafka's ``AbstractHerder.validateConnectorConfig``:
    keys and values join the result;
 8. client overrides (``producer.override.*`` for sources and sinks with a DLQ,
    ``consumer.override.*`` for sinks, ``admin.override.*`` for sources with topic creation
-   and sinks with a DLQ) are checked against ``connector.client.config.override.policy``;
+   and sinks with a DLQ) are reported with the definition Kafka's client config gives their
+   key (:mod:`sparkcat.runtime.client_configs`; passwords ``[hidden]``) and checked against
+   ``connector.client.config.override.policy``;
 9. on a distributed worker, a source connector's exactly-once preflight (KIP-618):
    ``exactly.once.support=required`` asks ``SourceConnector.exactly_once_support()`` and
    ``transaction.boundary=connector`` asks ``can_define_transaction_boundaries()``; errors
@@ -32,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sparkcat.api._config_types import render
-from sparkcat.api.config import ConfigValue
+from sparkcat.api._config_types import parse_type, public_module, render
+from sparkcat.api.config import ConfigKey, ConfigType, ConfigValue
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import ConfigError
 from sparkcat.api.sink import SinkConnector
@@ -42,6 +44,7 @@ from sparkcat.api.source import (
     ExactlyOnceSupport,
     SourceConnector,
 )
+from sparkcat.runtime.client_configs import ClientType, client_config_def
 from sparkcat.runtime.config_provider import keys_with_variables, resolve
 from sparkcat.runtime.connector_config import (
     CONNECTOR_CLASS_CONFIG,
@@ -112,7 +115,7 @@ def validate_connector_config(
         validate_sink_rules(props, validated)
     _validate_lease_bounds(props, validated)
 
-    class_name = f"{cls.__module__}.{cls.__qualname__}"
+    class_name = f"{public_module(cls.__module__)}.{cls.__qualname__}"
     own_def = connector.config()
     if own_def is None:
         raise BadRequestError(f"{class_name}.config() must return a ConfigDef that is not null.")
@@ -133,11 +136,11 @@ def validate_connector_config(
     uses_dlq = kind == "sink" and has_dlq_topic(props)
     producer = admin = consumer = None
     if kind == "source" or uses_dlq:
-        producer = _client_overrides(props, "producer.override.", policy)
+        producer = _client_overrides(props, "producer", policy)
     if (kind == "source" and uses_topic_creation(props)) or uses_dlq:
-        admin = _client_overrides(props, "admin.override.", policy)
+        admin = _client_overrides(props, "admin", policy)
     if kind == "sink":
-        consumer = _client_overrides(props, "consumer.override.", policy)
+        consumer = _client_overrides(props, "consumer", policy)
     merged = merge_results(connector_type, infos, producer, consumer, admin)
     return Validation(_with_variables(merged, raw), cls, kind)
 
@@ -184,13 +187,19 @@ def valid_config(validation: Validation, props: Mapping[str, str | None]) -> dic
     return {key: value for key, value in props.items() if value is not None}
 
 
-def _client_overrides(props: Mapping[str, str | None], prefix: str, policy: str) -> ConfigInfos:
+def _client_overrides(
+    props: Mapping[str, str | None], client: ClientType, policy: str
+) -> ConfigInfos:
+    """``<client>.override.*`` entries: each value parsed to the type Kafka's client config
+    gives its key (so a password shows as ``[hidden]``), then checked against the policy."""
+    prefix = f"{client}.override."
+    keys = client_config_def(client).config_keys()
     values = []
     for key, raw in props.items():
         if not key.startswith(prefix):
             continue
         name = key[len(prefix) :]
-        value = ConfigValue(name, raw)
+        value = _parsed_override(name, raw, keys.get(name))
         allowed = policy == "All" or (policy == "Principal" and name in _PRINCIPAL_ALLOWED)
         if not allowed:
             value.add_error_message(
@@ -198,7 +207,20 @@ def _client_overrides(props: Mapping[str, str | None], prefix: str, policy: str)
                 "connector configuration."
             )
         values.append(value)
-    return prefixed_result(values, prefix)
+    return prefixed_result(values, prefix, keys)
+
+
+def _parsed_override(name: str, raw: str | None, key: ConfigKey | None) -> ConfigValue:
+    # Class names are Java's and never loaded here, so a CLASS value stays the text given.
+    # Kafka lets a parse error escape the whole request; here it is the entry's error.
+    if key is None or raw is None or key.type is ConfigType.CLASS:
+        return ConfigValue(name, raw)
+    try:
+        return ConfigValue(name, parse_type(name, raw, key.type))
+    except ConfigError as exc:
+        value = ConfigValue(name, raw)
+        value.add_error_message(str(exc))
+        return value
 
 
 def _reject_nulls(props: Mapping[str, str | None], values: list[ConfigValue]) -> None:

@@ -133,7 +133,6 @@ class ConnectMetrics:
         self._lock = threading.Lock()
         self._tasks: dict[tuple[str, int], _TaskSensors] = {}
         self._startups = {"connector": [0, 0], "task": [0, 0]}  # [successes, failures]
-        self._pending_tasks: set[tuple[str, int]] = set()
         self._rebalance: _Rebalance | None = None
 
     @classmethod
@@ -163,21 +162,17 @@ class ConnectMetrics:
 
     def task_state(self, connector: str, task: int, state: str) -> None:
         """The task is now in ``state`` (a Connect state name, any case)."""
-        state = state.lower()
         with self._lock:
-            self._task(connector, task).state.change(state)
-            if (connector, task) in self._pending_tasks and state in ("running", "failed"):
-                self._pending_tasks.discard((connector, task))
-                self._startups["task"][0 if state == "running" else 1] += 1
+            self._task(connector, task).state.change(state.lower())
 
-    def tasks_started(self, connector: str, tasks: Iterable[int]) -> None:
-        """Task instances were handed to the engine: their first lease decides whether the
-        start succeeded (RUNNING) or failed (FAILED)."""
+    def tasks_started(self, connector: str, tasks: Iterable[int], ok: bool = True) -> None:
+        """The worker started the tasks (handed them to the engine), or failed to: one
+        task-startup success (or failure) each, as Kafka counts in ``Worker.startTask``.
+
+        Counted at the start, not at the first lease's result: a lease may run for as long as
+        the task has nothing to do, and a started task is a started task meanwhile."""
         with self._lock:
-            for task in tasks:
-                if (connector, task) in self._pending_tasks:
-                    self._startups["task"][1] += 1  # replaced before it ever ran
-                self._pending_tasks.add((connector, task))
+            self._startups["task"][0 if ok else 1] += len(list(tasks))
 
     def connector_started(self, ok: bool) -> None:
         with self._lock:
@@ -187,7 +182,6 @@ class ConnectMetrics:
         with self._lock:
             for key in [k for k in self._tasks if k[0] == connector]:
                 del self._tasks[key]
-            self._pending_tasks = {k for k in self._pending_tasks if k[0] != connector}
 
     def remove_tasks(self, connector: str, keep_below: int) -> None:
         with self._lock:

@@ -65,3 +65,28 @@ def test_ui_page_and_assets(client: TestClient) -> None:
     assert client.get("/ui/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/ui/app.css").status_code == 200
     assert client.get("/ui/nope.js").status_code == 404
+
+
+def test_task_startups_count_when_the_worker_starts_the_tasks(
+    client: TestClient, engine: Any, monkeypatch: Any
+) -> None:
+    worker: tuple[tuple[str, str], ...] = ()
+    prefix = "kafka_connect_connect_worker_metrics_task_startup_"
+    sink = {"connector.class": "FileStreamSink", "topics": "t", "file": "out.txt",
+            "tasks.max": "3"}  # fmt: skip
+    assert client.post("/connectors", json={"name": "snk", "config": sink}).status_code == 201
+    parsed = samples(client.get("/metrics").text)  # no lease has reported anything yet
+    assert parsed[(prefix + "success_total", worker)] == 3
+    assert parsed[(prefix + "attempts_total", worker)] == 3
+    assert client.post("/connectors/snk/tasks/1/restart").status_code == 204
+    assert samples(client.get("/metrics").text)[(prefix + "success_total", worker)] == 4
+
+    def refuse(plan: Any, listener: Any) -> None:
+        raise RuntimeError("no room on the cluster")
+
+    monkeypatch.setattr(engine, "start_connector", refuse)
+    assert client.post("/connectors", json={"name": "src", "config": SOURCE}).status_code == 201
+    parsed = samples(client.get("/metrics").text)
+    assert parsed[(prefix + "failure_total", worker)] == 1
+    assert parsed[(prefix + "attempts_total", worker)] == 5
+    assert parsed[(prefix + "failure_percentage", worker)] == 0.2

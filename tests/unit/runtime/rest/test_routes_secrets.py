@@ -11,7 +11,7 @@ import pytest
 
 from sparkcat.runtime.tasks.lease import LeaseSpec, _resolved
 
-from .conftest import SOURCE, TestClient
+from .conftest import SINK, SOURCE, TestClient
 
 SECRET = "s3cret-7d1c"
 KAFKA = "org.apache.kafka.common.config.provider."
@@ -52,7 +52,7 @@ def test_variables_are_never_stored_or_answered_resolved(
     validated = client.put("/connector-plugins/FileStreamSource/config/validate", json=config)
     values = {c["value"]["name"]: c["value"]["value"] for c in validated.json()["configs"]}
     assert values["file"] == f"{ref}:file}}"
-    assert values["producer.override.ssl.key.password"] == f"{ref}:password}}"
+    assert values["producer.override.ssl.key.password"] == "[hidden]"  # a PASSWORD key
     assert SECRET not in validated.text
 
     # On the executor, the lease resolves what it was shipped.
@@ -75,6 +75,63 @@ def test_password_keys_are_hidden_in_validation(
     values = {c["value"]["name"]: c["value"]["value"] for c in validated.json()["configs"]}
     assert values["connection.password"] == "[hidden]"
     assert SECRET not in validated.text
+
+
+@pytest.mark.parametrize(
+    ("plugin", "base", "override"),
+    [
+        ("FileStreamSource", SOURCE, "producer.override.sasl.jaas.config"),
+        ("FileStreamSource", SOURCE, "producer.override.ssl.key.password"),
+        ("FileStreamSource", SOURCE, "producer.override.sasl.password"),  # librdkafka's name
+        ("FileStreamSink", SINK, "consumer.override.ssl.truststore.password"),
+        ("FileStreamSink", SINK, "consumer.override.sasl.jaas.config"),
+        ("FileStreamSource", {**SOURCE, "topic.creation.default.replication.factor": "1",
+                              "topic.creation.default.partitions": "1"},
+         "admin.override.ssl.keystore.password"),
+        ("FileStreamSink", {**SINK, "errors.tolerance": "all",
+                            "errors.deadletterqueue.topic.name": "dlq"},
+         "admin.override.sasl.jaas.config"),
+    ],
+)  # fmt: skip
+def test_password_client_overrides_are_hidden_in_validation(
+    client: TestClient, plugin: str, base: dict[str, str], override: str
+) -> None:
+    jaas = f'PlainLoginModule required username="u" password="{SECRET}";'
+    config = {**base, "name": "x", override: jaas}
+    response = client.put(f"/connector-plugins/{plugin}/config/validate", json=config)
+    assert response.status_code == 200, response.text
+    assert SECRET not in response.text
+    infos = response.json()
+    assert infos["error_count"] == 0
+    entry = next(c for c in infos["configs"] if c["value"] and c["value"]["name"] == override)
+    assert entry["value"]["value"] == "[hidden]"
+    assert entry["definition"]["name"] == override
+    assert entry["definition"]["type"] == "PASSWORD"
+    # Kafka answers the stored config as given, secrets included.
+    assert client.put("/connectors/x/config", json=config).status_code == 201
+    assert client.get("/connectors/x/config").json()[override] == jaas
+
+
+def test_client_overrides_carry_their_client_definition(client: TestClient) -> None:
+    config = {**SINK, "name": "x", "consumer.override.max.poll.records": " 50",
+              "consumer.override.enable.auto.commit": "TRUE",
+              "consumer.override.queued.min.messages": "10"}  # fmt: skip
+    infos = client.put("/connector-plugins/FileStreamSink/config/validate", json=config).json()
+    entries = {c["value"]["name"]: c for c in infos["configs"] if c["value"]}
+    polled = entries["consumer.override.max.poll.records"]
+    assert (polled["definition"]["type"], polled["definition"]["default_value"]) == ("INT", "500")
+    assert polled["value"]["value"] == "50"
+    assert entries["consumer.override.enable.auto.commit"]["value"]["value"] == "true"
+    librdkafka_only = entries["consumer.override.queued.min.messages"]
+    assert librdkafka_only["definition"] is None
+    assert librdkafka_only["value"]["value"] == "10"
+
+
+def test_a_client_override_of_the_wrong_type_is_an_error(client: TestClient) -> None:
+    config = {**SINK, "name": "x", "consumer.override.max.poll.records": "many"}
+    response = client.post("/connectors", json={"name": "x", "config": config})
+    assert response.status_code == 400
+    assert "Invalid value many for configuration max.poll.records" in response.json()["message"]
 
 
 @pytest.mark.parametrize("policy", ["None", "All"])
