@@ -4,7 +4,8 @@ its own local Spark, driven over REST (docs/distributed.md).
 The cluster starts once for the module; the tests run in order and the later ones restart,
 add and kill workers: a connector created through a follower, the same status from every
 worker and work spread over them; the offsets API (KIP-875) and ``initial_offsets``
-(KIP-995) through a follower; the config topic's tombstones after a delete; a SIGTERM rolling
+(KIP-995) through a follower; the config topic's tombstones after a delete; the topics a
+task used (KIP-558) as status records every worker answers, across a restart; a SIGTERM rolling
 restart of every worker while a pipeline runs (every line once); a fourth worker joining
 (work moves to it, what is not moved never stops); ``kill -9`` of the worker running the
 source task (its task resumes on another worker from the committed offsets and every line
@@ -486,6 +487,100 @@ def test_internal_topics_hold_kafkas_records(cluster: Cluster, kafka_broker: Any
     offsets = _read_topic(kafka_broker.bootstrap_servers, f"{p}-offsets")
     keys = [k for k, _ in offsets]
     assert any(k.startswith('["src-a",') for k in keys), keys
+
+
+def _read_until_idle(servers: str, topic: str) -> list[tuple[str, bytes | None]]:
+    """Every record of ``topic`` that a consumer gets until it is idle for a second, as
+    (key, raw value): the embedded broker may report a high watermark below the last record
+    of a batch of several, so watermarks do not tell when every record is in."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": f"read-{uuid.uuid4().hex}",
+                         "enable.auto.commit": False})  # fmt: skip
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, n, 0) for n in partitions])
+        records = []
+        while (message := consumer.poll(1.0)) is not None:
+            assert not message.error(), message.error()
+            records.append(((message.key() or b"").decode(), message.value()))
+        return records
+    finally:
+        consumer.close()
+
+
+def _topic_status_values(cluster: Cluster, key: str) -> list[Any]:
+    """The values of the status topic's records with ``key`` (``None`` for a tombstone)."""
+    import json
+
+    records = _read_until_idle(cluster.servers, f"{cluster.topic_prefix}-status")
+    return [None if v is None else json.loads(v) for k, v in records if k == key]
+
+
+def _active_topics_everywhere(cluster: Cluster, name: str, expected: list[str]) -> bool:
+    return all(w.get(f"/connectors/{name}/topics") == {name: {"topics": expected}}
+               for w in cluster.alive())  # fmt: skip
+
+
+def test_topics_a_task_used_are_status_records_that_survive_a_restart(cluster: Cluster) -> None:
+    """KIP-558: the first lease that produces to a topic writes Kafka's topic status record,
+    once; every worker answers GET .../topics from it, also after a restart; reset and
+    delete write tombstones."""
+    d, p = cluster.directory, cluster.topic_prefix
+    name, topic = "src-t", f"{p}-t"
+    key = f"status-topic-{topic}:connector-{name}"
+    _write_lines(d / "t.txt", 0, 10)
+    follower, body = cluster.follower(), _source(name, d / "t.txt", topic)
+    created = wait_for(
+        lambda: _unless_rebalancing(follower.post("/connectors", body)),
+        CLUSTER_TIMEOUT_S, "an answer outside a rebalance", 0.5,
+    )  # fmt: skip
+    assert created.status_code == 201, created.text
+    wait_for(lambda: _statuses(follower, [name]), CLUSTER_TIMEOUT_S, "src-t RUNNING", 0.5)
+    values = wait_for(lambda: _topic_status_values(cluster, key), 60, "its topic status", 0.5)
+    assert len(values) == 1, values
+    assert list(values[0]) == ["topic"]
+    assert list(values[0]["topic"]) == ["name", "connector", "task", "discoverTimestamp"]
+    stamp = values[0]["topic"]["discoverTimestamp"]
+    assert values[0] == {"topic": {"name": topic, "connector": name, "task": 0,
+                                   "discoverTimestamp": stamp}}  # fmt: skip
+    assert isinstance(stamp, int) and abs(stamp / 1000 - time.time()) < 600
+    wait_for(lambda: _active_topics_everywhere(cluster, name, [topic]), 30,
+             "every worker to answer the topic", 0.5)  # fmt: skip
+
+    # The worker that ran the task restarts: the task moves, the topics stay, no new record.
+    status = follower.status(name)
+    assert status is not None
+    runner = cluster.by_id(status["tasks"][0]["worker_id"])
+    mark = len(runner.log_text())
+    assert runner.terminate() == 0, runner.log_tail()
+    runner.start()
+    wait_for(lambda: _joined_since(runner, mark), CLUSTER_TIMEOUT_S,
+             "the restarted worker to rejoin", 0.5, runner)  # fmt: skip
+    wait_for(lambda: runner.get(f"/connectors/{name}/topics") == {name: {"topics": [topic]}},
+             30, "the restarted worker to answer the topic", 0.5, runner)  # fmt: skip
+    _write_lines(d / "t.txt", 10, 10)
+    wait_for(lambda: len(_read_until_idle(cluster.servers, topic)) >= 20, CLUSTER_TIMEOUT_S,
+             "the task to produce again", 0.5)  # fmt: skip
+    assert _topic_status_values(cluster, key) == values
+
+    reset = cluster.alive()[0].client.put(f"/connectors/{name}/topics/reset")
+    assert (reset.status_code, reset.content) == (202, b"")
+    wait_for(lambda: _topic_status_values(cluster, key)[-1:] == [None], 30, "a tombstone", 0.5)
+    wait_for(lambda: _active_topics_everywhere(cluster, name, []), 30, "no topics", 0.5)
+    _write_lines(d / "t.txt", 20, 10)  # the next lease that produces records it again
+    wait_for(lambda: (_topic_status_values(cluster, key)[-1:] or [None])[0], 60,
+             "the topic recorded again", 0.5)  # fmt: skip
+
+    deleted = wait_for(
+        lambda: _unless_rebalancing(follower.client.delete(f"/connectors/{name}",
+                                                           timeout=WRITE_TIMEOUT_S)),
+        CLUSTER_TIMEOUT_S, "an answer outside a rebalance", 0.5,
+    )  # fmt: skip
+    assert deleted.status_code == 204, deleted.text
+    wait_for(lambda: _topic_status_values(cluster, key)[-1:] == [None], 60,
+             "a tombstone after the delete", 0.5)  # fmt: skip
+    wait_for(lambda: _active_topics_everywhere(cluster, name, []), 30, "no topics", 0.5)
 
 
 def _rss_mb(pid: int) -> float:

@@ -118,6 +118,8 @@ def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None
     herder._stop_instance(managed)
     if deleted:
         herder.status.remove(name)
+        if name not in herder.plans:  # else once its tasks here stopped (_sync_tasks)
+            herder.reset_deleted_connector_topics(name)
     else:
         generation = max(herder.group_generation, 0)
         herder.status.put_safe(ConnectorStatus(name, State.UNASSIGNED, herder.worker_id,
@@ -224,6 +226,8 @@ def _sync_tasks(
             herder.engine.stop_connector(name)
         with herder._state_lock:
             herder._live.pop(name, None)
+        if config is None:
+            herder.reset_deleted_connector_topics(name)
         return
     plan = ConnectorPlan(
         name, herder.kind_of(name, config), dict(config), configs,
@@ -245,14 +249,27 @@ def _sync_tasks(
     herder.task_statuses(
         name, [t for t in tasks if _report_needed(herder, previous, plan, t, state)], state
     )
+    started = _started_tasks(previous, plan)
     try:
         herder.engine.start_connector(plan, herder)
     except Exception as exc:
         log.exception("Could not start the tasks of %s", name)
+        herder.metrics.tasks_started(name, started, ok=False)
         for task in tasks:
             herder.on_task_failed(name, task, f"Could not start the task: {exc}")
         return
+    herder.metrics.tasks_started(name, started)
     herder.plans[name] = plan
+
+
+def _started_tasks(previous: ConnectorPlan | None, plan: ConnectorPlan) -> list[int]:
+    """The tasks ``plan`` starts on this worker (Kafka's task-startup metrics count each
+    ``Worker.startTask``): those new here, or all of them when the plan's configs changed."""
+    if previous is None or dataclasses.replace(previous, tasks=None) != dataclasses.replace(
+        plan, tasks=None
+    ):
+        return list(plan.task_ids())
+    return [t for t in plan.task_ids() if t not in previous.task_ids()]
 
 
 def _report_needed(
@@ -300,6 +317,13 @@ def revoke(herder: DistributedHerder, connectors: set[str], tasks: set[tuple[str
             herder.status.put_task_safe(
                 TaskStatus(name, task, State.UNASSIGNED, herder.worker_id, generation)
             )
+    # A connector deleted during the rebalance: its topics go now that its work here stopped.
+    latest = herder.configs.snapshot()
+    for name in (connectors | set(by_connector)) - set(herder.plans):
+        if not latest.contains(name):
+            with herder._state_lock:
+                herder._live.pop(name, None)
+            herder.reset_deleted_connector_topics(name)
 
 
 def release_all(herder: DistributedHerder) -> None:
@@ -398,5 +422,10 @@ def restart_here(herder: DistributedHerder, request: RestartRequest) -> None:
 def restart_local_task(herder: DistributedHerder, name: str, task: int) -> None:
     generation = max(herder.group_generation, 0)
     herder.status.put_task(TaskStatus(name, task, State.RESTARTING, herder.worker_id, generation))
-    herder.engine.restart_task(name, task)
+    try:
+        herder.engine.restart_task(name, task)
+    except Exception:
+        herder.metrics.tasks_started(name, [task], ok=False)
+        raise
+    herder.metrics.tasks_started(name, [task])
     herder.status.put_task(TaskStatus(name, task, State.RUNNING, herder.worker_id, generation))

@@ -4,7 +4,8 @@ This module owns lifecycle (create/update/delete, pause/resume/stop, task genera
 queries); the concern modules never import it back: :mod:`.validation` (the config
 validation pipeline, plain functions), :mod:`.restart` (KIP-745), :mod:`.listener` (the
 engine's callbacks), :mod:`.offsets` (KIP-875/995 and the connector contexts, which get two
-callbacks rather than the herder), :mod:`.config` (config/plugin endpoints), :mod:`.state`
+callbacks rather than the herder), :mod:`.config` (config/plugin endpoints), :mod:`.topics`
+(KIP-558 topic tracking in the status store), :mod:`.state`
 (the records they all share). :class:`~sparkcat.runtime.standalone.herder.StandaloneHerder`
 and the distributed herder build on it.
 
@@ -40,6 +41,7 @@ from sparkcat.runtime.herder.listener import HerderListenerMixin
 from sparkcat.runtime.herder.offsets import HerderOffsetsMixin, make_context
 from sparkcat.runtime.herder.restart import HerderRestartMixin
 from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState, parse_initial_state
+from sparkcat.runtime.herder.topics import HerderTopicsMixin
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
     valid_config,
@@ -70,7 +72,11 @@ log = logging.getLogger(__name__)
 
 
 class AbstractHerder(
-    HerderListenerMixin, HerderRestartMixin, HerderOffsetsMixin, HerderConfigMixin
+    HerderListenerMixin,
+    HerderRestartMixin,
+    HerderOffsetsMixin,
+    HerderConfigMixin,
+    HerderTopicsMixin,
 ):
     """Runs connectors on this worker; the data plane is ``engine``."""
 
@@ -96,7 +102,6 @@ class AbstractHerder(
         self._records: dict[str, int] = {}
         self._task_metrics: dict[str, dict[int, dict[str, float]]] = {}  # task-error-metrics
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
-        self._topics: dict[str, set[str]] = {}  # KIP-558 active topics per connector
         self.metrics = ConnectMetrics.from_worker_config(worker_config)
         self._ready = threading.Event()
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
@@ -260,7 +265,7 @@ class AbstractHerder(
                 self._live.pop(name, None)
                 self._records.pop(name, None)
                 self._task_metrics.pop(name, None)
-                self._topics.pop(name, None)
+            self.reset_deleted_connector_topics(name)
             self.metrics.remove_connector(name)
             self.status.remove(name)
 
@@ -469,10 +474,10 @@ class AbstractHerder(
         try:
             self.engine.start_connector(plan, self)
         except Exception as exc:
+            self.metrics.tasks_started(managed.name, plan.task_ids(), ok=False)
             self.fail_connector(managed, exc)
             return
-        if not paused:
-            self.metrics.tasks_started(managed.name, plan.task_ids())
+        self.metrics.tasks_started(managed.name, plan.task_ids())
         managed.planned = True
 
     def _set_live(self, managed: ManagedConnector) -> None:

@@ -1,18 +1,13 @@
 """Config-level operations of the herder: ``PATCH`` and ``PUT .../config``, ``tasks-config``,
-connector plugins (listing, config definitions, validation), the internal worker-to-worker
-endpoints, and KIP-558 topic tracking.
-
-Kafka's messages throughout (connect-spec §1.3, §1.4, §1.7). Topic tracking: the engine
-reports the topics each lease's task produced to (source) or consumed from (sink) through
-:meth:`HerderConfigMixin.on_topics`; the set lives as long as the connector (deleting it
-clears the set) or until ``PUT .../topics/reset``.
+connector plugins (listing, config definitions, validation) and the internal worker-to-worker
+endpoints, with Kafka's messages throughout. Topic tracking (KIP-558) is :mod:`.topics`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import (
@@ -44,14 +39,11 @@ def _normalized_plugin_name(name: str) -> str:
 
 
 class HerderConfigMixin:
-    """Config, plugin and topic-tracking operations of the standalone herder."""
+    """Config and plugin operations of the standalone herder."""
 
     # Provided by AbstractHerder.
     _lock: threading.RLock
-    _state_lock: threading.Lock
     _connectors: dict[str, ManagedConnector]
-    _topics: dict[str, set[str]]
-    _live: dict[str, Any]
     registry: PluginRegistry
     worker_config: WorkerConfig
 
@@ -165,34 +157,6 @@ class HerderConfigMixin:
         raise ConnectRestError(
             "Kafka Connect in standalone mode does not support exactly-once source connectors."
         )
-
-    # -- KIP-558 topic tracking ------------------------------------------------------------
-    def _check_tracking(self, reset: bool = False) -> None:
-        if not self.worker_config.get_boolean("topic.tracking.enable"):
-            raise ConnectRestError("Topic tracking is disabled.", 403)
-        if reset and not self.worker_config.get_boolean("topic.tracking.allow.reset"):
-            raise ConnectRestError("Topic tracking reset is disabled.", 403)
-
-    def connector_active_topics(self, name: str) -> dict[str, Any]:
-        """``{"<name>": {"topics": [...]}}`` (empty for an unknown connector, as Kafka)."""
-        self._check_tracking()
-        with self._state_lock:
-            topics = sorted(self._topics.get(name, ()))
-        return {name: {"topics": topics}}
-
-    def reset_connector_active_topics(self, name: str) -> None:
-        self._check_tracking(reset=True)
-        with self._state_lock:
-            self._topics.pop(name, None)
-
-    def on_topics(self, connector: str, task: int, topics: Iterable[str]) -> None:
-        """Engine callback: the task used ``topics`` in a lease (ignored for a connector
-        that is gone or when tracking is off)."""
-        if not self.worker_config.get_boolean("topic.tracking.enable"):
-            return
-        with self._state_lock:
-            if connector in self._live:
-                self._topics.setdefault(connector, set()).update(topics)
 
 
 def _is_plugin(cls: type, kind: str) -> bool:

@@ -1,5 +1,5 @@
 """Kafka's ``KafkaStatusBackingStore``: connector, task and topic statuses in the
-``status.storage.topic``, in Kafka Connect's record layout (connect-spec §5.3)::
+``status.storage.topic``, in Kafka Connect's record layout::
 
     status-connector-<c>   {"state":"RUNNING","trace":null,"worker_id":"host:port","generation":G}
     status-task-<c>-<n>    the same fields
@@ -7,8 +7,8 @@
                            {"topic":{"name":..,"connector":..,"task":n,"discoverTimestamp":ms}}
 
 A ``DESTROYED`` status, a removed connector or task, and a deleted topic status are
-tombstones (null values). Public API -- the methods of the memory ``StatusStore``
-(``sparkcat.runtime.stores.statuses``) plus the topic statuses and the log's lifecycle::
+tombstones (null values). Public API -- the ``StatusBackingStore`` protocol
+(``sparkcat.runtime.stores.statuses``, topic statuses included) plus the log's lifecycle::
 
     store = KafkaStatusBackingStore(worker_config)   # status.storage.topic,
                                                      # status.storage.partitions (5),
@@ -43,7 +43,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -51,7 +50,7 @@ import orjson
 from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.stores.kafka_log import KafkaBasedLog, LogRecord, internal_client_configs
 from sparkcat.runtime.stores.kafka_offsets import topic_setting
-from sparkcat.runtime.stores.statuses import ConnectorStatus, State, TaskStatus
+from sparkcat.runtime.stores.statuses import ConnectorStatus, State, TaskStatus, TopicStatus
 
 __all__ = [
     "STATUS_STORAGE_PARTITIONS_CONFIG",
@@ -73,16 +72,6 @@ CONNECTOR_STATUS_PREFIX = "status-connector-"
 TASK_STATUS_PREFIX = "status-task-"
 TOPIC_STATUS_PREFIX = "status-topic-"
 TOPIC_STATUS_SEPARATOR = ":connector-"
-
-
-@dataclass(frozen=True, slots=True)
-class TopicStatus:
-    """A topic a connector's task used (KIP-558), first seen at ``discover_timestamp`` ms."""
-
-    topic: str
-    connector: str
-    task: int
-    discover_timestamp: int
 
 
 Status = ConnectorStatus | TaskStatus

@@ -4,6 +4,9 @@ Standalone mode keeps statuses in memory (Kafka's ``MemoryStatusBackingStore``);
 topic store of distributed mode (:mod:`.kafka_statuses`) implements the same
 :class:`StatusBackingStore` protocol. ``DESTROYED`` is never
 stored: deleting a connector removes its entries, as the tombstone does in Kafka.
+
+Topic statuses (KIP-558, :class:`TopicStatus`) are kept apart: removing a connector's statuses
+leaves them, the herder deletes them one by one (a reset, or the connector was deleted).
 """
 
 from __future__ import annotations
@@ -49,6 +52,16 @@ class TaskStatus:
     trace: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TopicStatus:
+    """A topic a connector's task used (KIP-558), first seen at ``discover_timestamp`` ms."""
+
+    topic: str
+    connector: str
+    task: int
+    discover_timestamp: int
+
+
 @runtime_checkable
 class StatusBackingStore(Protocol):
     """What the herders need of a status store (Kafka's ``StatusBackingStore``)."""
@@ -73,6 +86,14 @@ class StatusBackingStore(Protocol):
 
     def connectors(self) -> set[str]: ...
 
+    def put_topic(self, status: TopicStatus) -> None: ...
+
+    def get_topic(self, connector: str, topic: str) -> TopicStatus | None: ...
+
+    def get_all_topics(self, connector: str) -> list[TopicStatus]: ...
+
+    def delete_topic(self, connector: str, topic: str) -> None: ...
+
 
 class StatusStore:
     """Thread-safe in-memory statuses of connectors and their tasks."""
@@ -81,6 +102,7 @@ class StatusStore:
         self._lock = threading.Lock()
         self._connectors: dict[str, ConnectorStatus] = {}
         self._tasks: dict[str, dict[int, TaskStatus]] = {}
+        self._topics: dict[str, dict[str, TopicStatus]] = {}
 
     def put(self, status: ConnectorStatus) -> None:
         """Write a connector status unconditionally (Kafka's ``put``)."""
@@ -137,5 +159,30 @@ class StatusStore:
         with self._lock:
             return set(self._connectors)
 
+    def put_topic(self, status: TopicStatus) -> None:
+        with self._lock:
+            self._topics.setdefault(status.connector, {})[status.topic] = status
 
-__all__ = ["ConnectorStatus", "State", "StatusBackingStore", "StatusStore", "TaskStatus"]
+    def get_topic(self, connector: str, topic: str) -> TopicStatus | None:
+        with self._lock:
+            return self._topics.get(connector, {}).get(topic)
+
+    def get_all_topics(self, connector: str) -> list[TopicStatus]:
+        """The topics ``connector`` used, sorted by name."""
+        with self._lock:
+            topics = self._topics.get(connector, {})
+            return [topics[name] for name in sorted(topics)]
+
+    def delete_topic(self, connector: str, topic: str) -> None:
+        with self._lock:
+            self._topics.get(connector, {}).pop(topic, None)
+
+
+__all__ = [
+    "ConnectorStatus",
+    "State",
+    "StatusBackingStore",
+    "StatusStore",
+    "TaskStatus",
+    "TopicStatus",
+]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.integration.runtime.distributed.test_topics import group_member, run_here
 
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.herder import DistributedHerder
@@ -54,3 +55,25 @@ def test_a_late_unassigned_record_of_another_worker_is_overwritten_by_the_holder
         assert now is not None and (now.state.value, now.worker_id) == (initial, "w:1")
     finally:
         other.stop()
+
+
+def _task_startups(herder: DistributedHerder) -> tuple[float, float]:
+    values = {m.name: m.value for m in herder.metrics.collect([])}
+    return values["task-startup-success-total"], values["task-startup-attempts-total"]
+
+
+def test_tasks_count_as_started_when_this_worker_starts_them(
+    worker: dict[str, str], tmp_path: Any
+) -> None:
+    """connect-worker-metrics' task-startup counts (Kafka's ``Worker.startTask``) on a
+    distributed worker: each task handed to the engine once, a restarted task once more."""
+    config = {"connector.class": "FileStreamSource", "tasks.max": "1",
+              "file": str(tmp_path / "in.txt"), "topic": "t"}  # fmt: skip
+    with group_member(worker, "w:1") as herder:
+        herder.create_connector("c", config)
+        run_here(herder, "c")
+        assert _task_startups(herder) == (1.0, 1.0)
+        herder.tick()  # the same plan again: nothing new starts
+        assert _task_startups(herder) == (1.0, 1.0)
+        herder.restart_task("c", 0)
+        assert _task_startups(herder) == (2.0, 2.0)

@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from sparkcat.runtime.stores.statuses import ConnectorStatus, State, StatusStore, TaskStatus
+from sparkcat.runtime.stores.statuses import (
+    ConnectorStatus,
+    State,
+    StatusStore,
+    TaskStatus,
+    TopicStatus,
+)
 
 
 @pytest.fixture
@@ -77,3 +83,14 @@ def test_remove_forgets_the_connector_and_its_tasks(store: Any) -> None:
     assert store.get("conn") is None
     assert store.get_all("conn") == []
     assert store.connectors() == set()
+
+
+def test_topic_statuses_are_listed_by_topic_and_deleted_one_by_one(store: Any) -> None:
+    store.put_topic(TopicStatus("orders", "conn", 1, 5))
+    store.put_topic(TopicStatus("audit", "conn", 0, 7))
+    assert store.get_topic("conn", "orders") == TopicStatus("orders", "conn", 1, 5)
+    assert [s.topic for s in store.get_all_topics("conn")] == ["audit", "orders"]
+    store.remove("conn")  # a connector's statuses go; its topics stay until deleted
+    store.delete_topic("conn", "audit")
+    assert store.get_all_topics("conn") == [TopicStatus("orders", "conn", 1, 5)]
+    assert store.get_topic("other", "orders") is None and store.get_all_topics("other") == []
