@@ -77,6 +77,7 @@ class Connect:
             from sparkcat.engine import streams
 
             streams.check_scheduler(session)
+            streams.check_python(session)
         atexit.register(self.close)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -110,8 +111,9 @@ class Connect:
 
     @property
     def bootstrap_servers(self) -> str:
-        """The Kafka cluster this member uses (the embedded broker's address if it runs one)."""
-        return str(self._worker.config.get_string("bootstrap.servers"))
+        """The Kafka cluster this member uses (the embedded broker's address if it runs one),
+        as a ``bootstrap.servers`` value: ``host:port[,host:port...]``."""
+        return ",".join(self._worker.config.get_list("bootstrap.servers"))
 
     @property
     def worker_id(self) -> str:

@@ -10,10 +10,15 @@ fields become typed columns (:mod:`sparkcat.engine.connect_types`), any other va
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import weakref
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +36,9 @@ from sparkcat.engine import connect_kafka, connect_types
 log = logging.getLogger(__name__)
 
 READ_GROUP = "sparkcat-embedded-streams"
-_registered: set[int] = set()
+# Sessions the data source is registered on; weakly, so a new session never passes for a
+# collected one that had the same id().
+_registered: weakref.WeakSet[SparkSession] = weakref.WeakSet()
 _register_lock = threading.Lock()
 _start_lock = threading.Lock()
 START_WAIT_S = 60.0
@@ -100,11 +107,49 @@ def check_scheduler(session: SparkSession) -> None:
                     "them their own pool)", mode)  # fmt: skip
 
 
+def check_python(session: SparkSession) -> None:
+    """On a local master, Spark's Python workers run the connectors' tasks: say so when they
+    run an interpreter of another environment (``python3`` from ``PATH`` when the application
+    set no ``PYSPARK_PYTHON``), which lacks sparkcat unless both have it installed."""
+    context = session.sparkContext
+    if not str(context.master).startswith("local"):
+        return  # executors elsewhere have their own environment (docs/cluster.md)
+    executable = str(context.pythonExec)
+    found = shutil.which(executable) or executable
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    if os.path.dirname(os.path.abspath(found)) != here:
+        log.warning("Spark's Python workers run %s, not this interpreter (%s): connectors fail "
+                    "unless sparkcat is installed there too (set PYSPARK_PYTHON=%s before "
+                    "the SparkSession starts)", found, sys.executable,
+                    sys.executable)  # fmt: skip
+
+
 def _register(session: SparkSession) -> None:
     with _register_lock:
-        if id(session) not in _registered:
+        if session not in _registered:
             session.dataSource.register(connect_kafka.ConnectKafkaDataSource)
-            _registered.add(id(session))
+            _registered.add(session)
+
+
+@contextmanager
+def _active(session: SparkSession) -> Iterator[None]:
+    """``session`` as the calling thread's active session in the JVM, for the block.
+
+    Starting a streaming query, Spark finds a Python data source by name in the calling
+    thread's active session only (a JVM thread-local). A session built on another thread —
+    ``Connect`` builds its own on a background thread — is not active in the application's
+    threads, so without this ``write_stream`` failed with DATA_SOURCE_NOT_FOUND. The thread's
+    own active session, if any, is put back afterwards."""
+    jvm_session = session._jvm.SparkSession  # type: ignore[union-attr]
+    previous = jvm_session.getActiveSession()
+    jvm_session.setActiveSession(session._jsparkSession)
+    try:
+        yield
+    finally:
+        if previous.isDefined():
+            jvm_session.setActiveSession(previous.get())
+        else:
+            jvm_session.clearActiveSession()
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -132,7 +177,9 @@ def read_stream(
         "flatten": "true" if flatten else "false",
         "starting": starting_offsets,
     }
-    return session.readStream.format(connect_kafka.FORMAT).schema(schema).options(**options).load()
+    with _active(session):
+        reader = session.readStream.format(connect_kafka.FORMAT).schema(schema)
+        return reader.options(**options).load()
 
 
 def infer_schema(
@@ -195,7 +242,8 @@ def write_stream(
     if not df.isStreaming:
         raise ConnectError("write_stream needs a streaming DataFrame")
     connect_kafka.WritePlan(df.schema)  # a column Connect has no schema for fails here
-    _register(df.sparkSession)
+    session = df.sparkSession
+    _register(session)
     writer = (
         df.writeStream.format(connect_kafka.FORMAT)
         .option("topic", topic)
@@ -206,7 +254,8 @@ def write_stream(
     )  # fmt: skip
     if trigger:
         writer = writer.trigger(**trigger)
-    return _start(writer)
+    with _active(session):
+        return _start(writer)
 
 
 def _start(writer: DataStreamWriter) -> StreamingQuery:
@@ -231,6 +280,7 @@ def _start(writer: DataStreamWriter) -> StreamingQuery:
 __all__ = [
     "StreamSettings",
     "active_session",
+    "check_python",
     "check_scheduler",
     "infer_schema",
     "read_stream",

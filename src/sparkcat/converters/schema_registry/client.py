@@ -5,19 +5,27 @@ subject's latest version) as Confluent's ``AbstractKafkaSchemaSerDe`` makes it.
 Converters are created from their configs on each Spark executor; the clients (and their
 HTTP connection pools and caches) live as long as the Python worker process, so a new lease
 of the same task reuses them.
+
+A registry that cannot be reached (refused connection, unknown host, TLS failure, socket
+time-out) is a :class:`~sparkcat.api.errors.DataError` naming the registry's URL, as
+Confluent's converters turn it into a ``NetworkException`` that Connect does not retry: with
+``errors.tolerance=none`` the task fails at once with that message in its trace, rather than
+each record being retried or skipped.
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from confluent_kafka.schema_registry import Schema as RegistrySchema
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
-from sparkcat.api.errors import DataError, RetriableError
+from sparkcat.api.errors import DataError
 from sparkcat.converters.schema_registry.config import SerdeConfig
 
 LatestCheck = Callable[[str, str], list[str]]
@@ -63,6 +71,20 @@ def describe(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """What the registry client raises when the network fails: the transport errors of the
+    HTTP library it uses (httpx2 when installed, else httpx) and the OS's socket errors."""
+    errors: list[type[Exception]] = [OSError]
+    for name in ("httpx2", "httpx"):
+        try:
+            errors.append(importlib.import_module(name).TransportError)
+        except ImportError:
+            continue
+    return tuple(errors)
+
+
+_TRANSPORT_ERRORS = _transport_errors()
+
 _DISPLAY_NAMES = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}
 
 
@@ -86,6 +108,29 @@ class RegistrySerde:
     def _kind(self) -> str:
         return "key" if self.is_key else "value"
 
+    @contextmanager
+    def _calling(self, action: str) -> Iterator[None]:
+        """Registry errors while doing ``action`` as :class:`DataError`: the registry's
+        answer (message; error code), or the network failure and the URL it happened on."""
+        try:
+            yield
+        except SchemaRegistryError as e:
+            raise DataError(f"Error {action}: {describe(e)}") from e
+        except _TRANSPORT_ERRORS as e:
+            raise DataError(
+                f"Network connection error while {action}: Schema Registry unreachable at "
+                f"{self._url_of(e)}: {describe(e)}"
+            ) from e
+
+    def _url_of(self, error: BaseException) -> str:
+        # The request the client was making names the registry it tried; without one, the
+        # configured URLs.
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx: an error raised outside a request has none
+            request = None
+        return str(request.url) if request is not None else ", ".join(self.config.urls)
+
     def subject(self, topic: str, record_name: str | None) -> str:
         return self.config.subject_strategy(topic, self.is_key, record_name)
 
@@ -104,7 +149,8 @@ class RegistrySerde:
         subject = self.subject(topic, record_name)
         schema = RegistrySchema(text, self.schema_type)
         config = self.config
-        try:
+        action = "registering" if config.auto_register else "retrieving"
+        with self._calling(f"{action} {self.display} {self._kind} schema for subject {subject}"):
             if config.use_latest_version:
                 latest = self.client.get_latest_version(subject, fmt=self.fmt)
                 latest_text = str(latest.schema.schema_str)
@@ -127,31 +173,11 @@ class RegistrySerde:
                 return _int(schema_id), text
             registered = self.client.lookup_schema(subject, schema, config.normalize, fmt=self.fmt)
             return _int(registered.schema_id), text
-        except SchemaRegistryError as e:
-            action = "registering" if config.auto_register else "retrieving"
-            raise DataError(
-                f"Error {action} {self.display} {self._kind} schema for subject "
-                f"{subject}: {describe(e)}"
-            ) from e
-        except (OSError, ConnectionError) as e:
-            raise RetriableError(f"Schema Registry unreachable: {e}") from e
-        except Exception as e:  # httpx transport errors and the like
-            if type(e).__module__.startswith(("httpx", "httpcore")):
-                raise RetriableError(f"Schema Registry unreachable: {e}") from e
-            raise
 
     def schema_by_id(self, schema_id: int) -> str:
         """The text of schema ``schema_id``."""
-        try:
+        with self._calling(f"retrieving {self.display} schema for id {schema_id}"):
             return str(self.client.get_schema(schema_id, fmt=self.fmt).schema_str)
-        except SchemaRegistryError as e:
-            raise DataError(
-                f"Error retrieving {self.display} schema for id {schema_id}: {describe(e)}"
-            ) from e
-        except Exception as e:
-            if type(e).__module__.startswith(("httpx", "httpcore")):
-                raise RetriableError(f"Schema Registry unreachable: {e}") from e
-            raise
 
     def references(self, schema_id: int) -> list[Any]:
         """The registry's references (name, subject, version) of schema ``schema_id``, which
@@ -164,17 +190,8 @@ class RegistrySerde:
         """``(name, text)`` of the schemas schema ``schema_id`` references, transitively,
         dependencies first; references whose name ``skip`` accepts are not fetched."""
         found: list[tuple[str, str]] = []
-        try:
+        with self._calling(f"retrieving {self.display} schema references for id {schema_id}"):
             self._collect(self.references(schema_id), skip, found, set())
-        except SchemaRegistryError as e:
-            raise DataError(
-                f"Error retrieving {self.display} schema references for id {schema_id}: "
-                f"{describe(e)}"
-            ) from e
-        except Exception as e:
-            if type(e).__module__.startswith(("httpx", "httpcore")):
-                raise RetriableError(f"Schema Registry unreachable: {e}") from e
-            raise
         return found
 
     def _collect(
@@ -207,11 +224,8 @@ class RegistrySerde:
         reading subject."""
         subject = self.subject(topic, record_name)
         schema = RegistrySchema(text, self.schema_type, references=references or [])
-        try:
+        with self._calling(
+            f"retrieving {self.display} {self._kind} schema version for id {schema_id}"
+        ):
             registered = self.client.lookup_schema(subject, schema, fmt=self.fmt)
             return _int(registered.version)
-        except SchemaRegistryError as e:
-            raise DataError(
-                f"Error retrieving {self.display} {self._kind} schema version for "
-                f"id {schema_id}: {describe(e)}"
-            ) from e

@@ -234,8 +234,12 @@ def test_malformed_messages(schema_registry: str, topic: str) -> None:
 
 def test_unreachable_registry_fails_the_record() -> None:
     conv = converter("http://127.0.0.1:9")
-    with pytest.raises(Exception, match="Schema Registry unreachable"):
+    # Not retriable (Confluent: a NetworkException), so errors.tolerance decides at once.
+    with pytest.raises(DataError, match=r"Schema Registry unreachable at http://127\.0\.0\.1:9/"):
         conv.from_connect_data("t", Schema.STRING_SCHEMA, "x")
+    data = b"\x00\x00\x00\x00\x01\x02"
+    with pytest.raises(DataError, match=r"Schema Registry unreachable at http://127\.0\.0\.1:9/"):
+        conv.to_connect_data("t", data)
 
 
 UNION_WRITER = {
