@@ -130,6 +130,7 @@ class ConnectorQuery:
         self._issued = 0
         self._completed = 0
         self._in_flight = False
+        self._in_flight_tasks: list[int] = []
         self._issued_at = 0.0
         self._next_tick = 0.0
         self._sink = (
@@ -205,8 +206,9 @@ class ConnectorQuery:
             time.sleep(0.05)
 
     def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
-        """New task configs: end the in-flight lease, then run the new generation."""
-        self._quiesce("stop", timeout_s)
+        """New task configs: end the in-flight lease (abandoned if it does not end within
+        ``timeout_s``), then run the new generation."""
+        self._end_in_flight(timeout_s)
         with self._lock:
             self._plan = plan
             self._bounds = lease_bounds(plan.connector_config, self._worker)
@@ -237,10 +239,23 @@ class ConnectorQuery:
         for task in self._runnable():
             self._listener.on_task_running(self.name, task)
 
-    def restart_task(self, task: int) -> None:
+    def restart_tasks(self, tasks: list[int], timeout_s: float) -> None:
+        """Run ``tasks`` again: running instances' lease ends first (abandoned if it does not
+        end within ``timeout_s``, as Kafka abandons a task that does not stop in time)."""
         with self._lock:
-            self._failed.discard(task)
-            self._idle_streak.pop(task, None)
+            state = self._state
+            running = self._in_flight and bool(set(tasks) & set(self._in_flight_tasks))
+        if running:
+            self._end_in_flight(timeout_s)
+            with self._lock:
+                self._lease_address = self._control.new_issue(self._channel)
+            word = "run" if state == plan_files.RUNNING else "pause"
+            self._control.set_state(self._channel, word)
+        with self._lock:
+            self._state = state
+            for task in tasks:
+                self._failed.discard(task)
+                self._idle_streak.pop(task, None)
             self._issue_locked()
 
     def stop(self, timeout_s: float) -> None:
@@ -249,6 +264,9 @@ class ConnectorQuery:
         self._quiesce("stop", timeout_s, final=True)
         with self._lock:  # not while _watch restarts it: see _restart_query
             query = self._query
+            stuck = self._stuck_locked()
+        if stuck:  # query.stop() kills its Spark tasks: the lease is abandoned
+            self._report_abandoned(stuck, timeout_s)
         if query is not None:
             try:
                 query.stop()
@@ -286,9 +304,51 @@ class ConnectorQuery:
             while self._in_flight and self.failure is None and self._query_active():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    log.warning("Lease of %s did not end within %.1f s", self.name, timeout_s)
                     break
                 self._lock.wait(min(remaining, 0.5))
+
+    def _stuck_locked(self) -> list[int]:
+        """The tasks of a lease still in flight after it was told to end (none if none)."""
+        if self._in_flight and self.failure is None and self._query_active():
+            return list(self._in_flight_tasks)
+        return []
+
+    def _end_in_flight(self, timeout_s: float) -> None:
+        """Tell the in-flight lease to end; if it has not within ``timeout_s`` (a task stuck in
+        ``poll()``/``put()``), abandon it: stop the query, which kills its Spark tasks, so its
+        results are never committed, and start a fresh one. Under exactly-once the next
+        lease's ``init_transactions()`` fences whatever the killed one left open."""
+        self._quiesce("stop", timeout_s)
+        with self._lock:
+            stuck = self._stuck_locked()
+            query = self._query
+            if not stuck or query is None:
+                return
+            self._query = None  # its watcher then leaves it alone (see _watch)
+        self._report_abandoned(stuck, timeout_s)
+        try:
+            query.stop()
+        except Exception:  # a stopped query may raise the error its killed tasks left
+            log.debug("Stopping the query of %s raised", self.name, exc_info=True)
+        with self._lock:
+            self._in_flight = False
+            self._lock.notify_all()
+            shutil.rmtree(self._checkpoint, ignore_errors=True)
+            # A fresh checkpoint: the old one may hold the abandoned batch, planned but not
+            # committed, which a query resuming from it would run again.
+            self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
+        if self._launch():
+            threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
+
+    def _report_abandoned(self, tasks: list[int], timeout_s: float) -> None:
+        log.warning(
+            "Tasks %s of %s did not stop within %.1f s (task.shutdown.graceful.timeout.ms): "
+            "abandoned (their Spark tasks are killed, their results discarded)",
+            tasks, self.name, timeout_s,
+        )  # fmt: skip
+        on_abandoned = getattr(self._listener, "on_tasks_abandoned", None)
+        if on_abandoned is not None:
+            on_abandoned(self.name, tasks)
 
     def _close_own_offsets(self) -> None:
         """Close the connector's own offsets store (the worker's is shared)."""
@@ -352,6 +412,7 @@ class ConnectorQuery:
         if specs:
             self._issued += 1
             self._in_flight = True
+            self._in_flight_tasks = [spec.task for spec in specs]
             self._issued_at = time.monotonic()
         plan_files.write_plan(self._plan_path, self._issued, self._state, specs)
 
@@ -450,6 +511,8 @@ class ConnectorQuery:
                 query.awaitTermination()
                 return
             except Exception as exc:  # any termination error is the connector's trace
+                if query is not self._query:
+                    return  # abandoned and replaced (see _end_in_flight): not a failure
                 error = str(exc)
             if not self._restart_query(error):
                 break

@@ -136,7 +136,9 @@ class SparkEngine:
         self._closed = threading.Event()
         # task.shutdown.graceful.timeout.ms bounds how long a stop waits for in-flight leases.
         grace_ms = int(self._worker.get("task.shutdown.graceful.timeout.ms", "5000"))
-        self._stop_timeout_s: float = max(grace_ms / 1000.0, 1.0) + 5.0
+        # A lease still running after that is abandoned (killed): the whole stop then stays
+        # within task.shutdown.graceful.timeout.ms + 5 s, as Kafka's bound for a stuck task.
+        self._stop_timeout_s: float = max(grace_ms / 1000.0, 1.0) + 2.0
         self._ticker = threading.Thread(target=self._tick_loop, name="sparkcat-ticker", daemon=True)
         self._ticker.start()
 
@@ -208,7 +210,16 @@ class SparkEngine:
         self._get(name).resume()
 
     def restart_task(self, name: str, task: int) -> None:
-        self._get(name).restart_task(task)
+        self.restart_tasks(name, [task])
+
+    def restart_tasks(self, name: str, tasks: list[int]) -> None:
+        """Restart several tasks of one connector at once: one lease boundary for all."""
+        query = self._get(name)
+        if isinstance(query, ConnectorQuery):
+            query.restart_tasks(tasks, self._stop_timeout_s)
+            return
+        for task in tasks:
+            query.restart_task(task)
 
     def stop_connector(self, name: str) -> None:
         with self._lock:

@@ -74,6 +74,12 @@ class EngineListener(Protocol):
         KIP-558). Optional: engines call it only if present."""
         ...
 
+    def on_tasks_abandoned(self, connector: str, tasks: list[int]) -> None:
+        """The lease of ``tasks`` did not end within ``task.shutdown.graceful.timeout.ms`` of
+        being told to (a task stuck in ``poll()``/``put()``) and was abandoned: killed, its
+        results discarded. Optional: engines call it only if present."""
+        ...
+
 
 class Engine(Protocol):
     """Runs connectors' tasks. Methods are called from the herder; they return promptly
@@ -90,7 +96,8 @@ class Engine(Protocol):
     def resume_connector(self, name: str) -> None: ...
 
     def restart_task(self, name: str, task: int) -> None:
-        """Run task ``task`` again (e.g. after it FAILED) with its current config."""
+        """Run task ``task`` again (e.g. after it FAILED) with its current config; a running
+        instance ends first, abandoned if it does not within the graceful timeout."""
         ...
 
     def stop_connector(self, name: str) -> None:

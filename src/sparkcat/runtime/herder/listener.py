@@ -107,6 +107,10 @@ class HerderListenerMixin:
             shown = ", ".join(f"{k}={v:g}" for k, v in total.items())
             log.info("Task %s-%d task-error-metrics: %s", connector, task, shown)
 
+    def on_tasks_abandoned(self, connector: str, tasks: list[int]) -> None:
+        """Task instances abandoned for not stopping in time: counted on the worker."""
+        self.metrics.tasks_abandoned(len(tasks))
+
     def on_lease_metrics(self, connector: str, task: int, report: dict[str, float]) -> None:
         """One lease's task-metric counters: added to Kafka Connect's metrics of the task."""
         if self._live_task(connector, task) is not None:

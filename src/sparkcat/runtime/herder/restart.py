@@ -100,8 +100,7 @@ class HerderRestartMixin:
                 and managed.generation == generation
                 and managed.target is TargetState.STARTED
             ):
-                for task in restart_tasks:
-                    self._restart_one_task(managed, task)
+                self._restart_tasks(managed, restart_tasks)
             return plan
 
     def restart_task(self, name: str, task: int) -> None:
@@ -112,21 +111,30 @@ class HerderRestartMixin:
                 raise NotFoundError(f"Connector {name} not found")
             if not 0 <= task < len(managed.task_configs):
                 raise NotFoundError(f"Task {name}-{task} not found")
-            self._restart_one_task(managed, task)
+            self._restart_tasks(managed, [task])
 
-    def _restart_one_task(self, managed: ManagedConnector, task: int) -> None:
+    def _restart_tasks(self, managed: ManagedConnector, tasks: list[int]) -> None:
+        """Restart ``tasks`` of one connector; an engine that restarts several at once gets
+        them in one call (one lease boundary for all, not one per task)."""
+        many = getattr(self.engine, "restart_tasks", None)
         try:
-            self.engine.restart_task(managed.name, task)
+            if many is not None:
+                many(managed.name, tasks)
+            else:
+                for task in tasks:
+                    self.engine.restart_task(managed.name, task)
         except Exception as exc:
-            self.metrics.tasks_started(managed.name, [task], ok=False)
-            raise ConnectError(f"Failed to start task: {managed.name}-{task}") from exc
-        self.metrics.tasks_started(managed.name, [task])
+            self.metrics.tasks_started(managed.name, tasks, ok=False)
+            failed = ", ".join(f"{managed.name}-{t}" for t in tasks)
+            raise ConnectError(f"Failed to start task: {failed}") from exc
+        self.metrics.tasks_started(managed.name, tasks)
         from sparkcat.runtime.herder.state import TargetState
 
         state = State.RUNNING if managed.target is TargetState.STARTED else State.PAUSED
-        self.status.put_task(
-            TaskStatus(managed.name, task, state, self.worker_id, managed.generation)
-        )
+        for task in tasks:
+            self.status.put_task(
+                TaskStatus(managed.name, task, state, self.worker_id, managed.generation)
+            )
 
     def _restart_instance(self, managed: ManagedConnector) -> None:
         """Stop and start the connector instance; in the STARTED state regenerate its tasks

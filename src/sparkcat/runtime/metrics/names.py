@@ -29,6 +29,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
     WORKER_GROUP: {
         "connector-count": "The number of connectors run in this worker.",
         "task-count": "The number of tasks run in this worker.",
+        "task-abandoned-total": "The total number of task instances this worker abandoned "
+        "because they did not stop within task.shutdown.graceful.timeout.ms (sparkcat).",
         "connector-startup-attempts-total": "The total number of connector startups that "
         "this worker has attempted.",
         "connector-startup-success-total": "The total number of connector starts that succeeded.",

@@ -133,6 +133,7 @@ class ConnectMetrics:
         self._lock = threading.Lock()
         self._tasks: dict[tuple[str, int], _TaskSensors] = {}
         self._startups = {"connector": [0, 0], "task": [0, 0]}  # [successes, failures]
+        self._abandoned = 0  # task instances killed for not stopping in time
         self._rebalance: _Rebalance | None = None
 
     @classmethod
@@ -173,6 +174,11 @@ class ConnectMetrics:
         the task has nothing to do, and a started task is a started task meanwhile."""
         with self._lock:
             self._startups["task"][0 if ok else 1] += len(list(tasks))
+
+    def tasks_abandoned(self, count: int) -> None:
+        """``count`` task instances did not stop within the graceful timeout and were killed."""
+        with self._lock:
+            self._abandoned += count
 
     def connector_started(self, ok: bool) -> None:
         with self._lock:
@@ -222,6 +228,7 @@ class ConnectMetrics:
         out = [
             Metric(WORKER_GROUP, "connector-count", float(len(views))),
             Metric(WORKER_GROUP, "task-count", float(sum(len(v.tasks) for v in views))),
+            Metric(WORKER_GROUP, "task-abandoned-total", float(self._abandoned)),
         ]
         for kind, (ok, failed) in self._startups.items():
             attempts = ok + failed

@@ -90,3 +90,11 @@ def test_task_startups_count_when_the_worker_starts_the_tasks(
     assert parsed[(prefix + "failure_total", worker)] == 1
     assert parsed[(prefix + "attempts_total", worker)] == 5
     assert parsed[(prefix + "failure_percentage", worker)] == 0.2
+
+
+def test_abandoned_task_instances_are_counted(client: TestClient, engine: Any) -> None:
+    assert client.post("/connectors", json={"name": "src", "config": SOURCE}).status_code == 201
+    name = "kafka_connect_connect_worker_metrics_task_abandoned_total"
+    assert samples(client.get("/metrics").text)[(name, ())] == 0
+    engine.listeners["src"].on_tasks_abandoned("src", [0])  # as the engine reports a stuck lease
+    assert samples(client.get("/metrics").text)[(name, ())] == 1
