@@ -231,7 +231,14 @@ class ConnectorQuery:
         self._control.set_state(self._channel, "pause")
         self._report_paused()
 
-    def resume(self) -> None:
+    def resume(self, timeout_s: float = 0.0) -> None:
+        """Run again. A lease told to pause that is still in flight is stuck (a pause ends a
+        healthy one within a second): it gets ``timeout_s`` more, then is abandoned, so a
+        task that hung while paused does not hold its connector back after the resume."""
+        with self._lock:
+            in_flight = self._in_flight
+        if in_flight and timeout_s > 0:
+            self._end_in_flight(timeout_s)
         self._control.set_state(self._channel, "run")
         with self._lock:
             self._state = plan_files.RUNNING

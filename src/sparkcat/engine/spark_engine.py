@@ -207,7 +207,11 @@ class SparkEngine:
         self._get(name).pause()
 
     def resume_connector(self, name: str) -> None:
-        self._get(name).resume()
+        query = self._get(name)
+        if isinstance(query, ConnectorQuery):
+            query.resume(self._stop_timeout_s)
+        else:
+            query.resume()
 
     def restart_task(self, name: str, task: int) -> None:
         self.restart_tasks(name, [task])

@@ -156,3 +156,16 @@ def test_a_sink_task_stuck_in_put_is_abandoned_and_its_successor_delivers(
     assert listener.abandoned == [(name, [0])]
     # The abandoned put's offsets were never committed: its records come again.
     wait_for(lambda: {"5", "9"} <= set(out.read_text().split()), 60, "the records put hung on")
+
+
+def test_a_task_that_hangs_while_paused_is_abandoned_on_resume(
+    engine: SparkEngine, tmp_path: Path
+) -> None:
+    listener = AbandonListener()
+    plan, _, _ = _stuck_source(engine, tmp_path, listener)
+    engine.pause_connector(plan.name)  # as in Kafka, a pause does not end a stuck call
+    copied = listener.records[plan.name]
+    took = _timed(lambda: engine.resume_connector(plan.name))
+    assert took < BOUND_S, f"the resume waited {took:.1f} s for the stuck task"
+    assert listener.abandoned == [(plan.name, [0])]
+    wait_for(lambda: listener.records[plan.name] > copied, 30, "records after the resume")
