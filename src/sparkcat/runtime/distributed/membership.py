@@ -149,6 +149,7 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
         self.leader_state: LeaderState | None = None
         self.last_completed_generation = -1
         self.rejoin_requested = False
+        self.generation_lost = False
         # (revoked, merged assignment, generation) results awaiting delivery by poll().
         self.pending: list[tuple[ExtendedAssignment, ExtendedAssignment, int]] = []
 
@@ -224,8 +225,21 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
         self._on_change()
 
     def reset_generation(self, member_id: str = "") -> None:
+        # Called when the broker no longer knows this member or its generation (a heartbeat
+        # or SyncGroup answered UNKNOWN_MEMBER_ID/ILLEGAL_GENERATION: the worker was frozen or
+        # cut off past session.timeout.ms), and on leaving. Work held from the lost
+        # generation may already run elsewhere: the member revokes it on its next poll.
+        lost = self._generation.generation_id >= 0
         super().reset_generation(member_id)
+        if lost:
+            with self._state_lock:
+                self.generation_lost = True
         self._on_change()
+
+    def take_generation_lost(self) -> bool:
+        with self._state_lock:
+            lost, self.generation_lost = self.generation_lost, False
+        return lost
 
     def take_pending(self) -> list[tuple[ExtendedAssignment, ExtendedAssignment, int]]:
         with self._state_lock:
@@ -340,6 +354,7 @@ class WorkerGroupMember:
                 raise
 
     def _poll(self, coordinator: WorkerCoordinator, deadline: float) -> None:
+        self._revoke_if_generation_lost(coordinator)
         self._ensure_coordinator(coordinator, deadline)
         if coordinator.need_rejoin() and not coordinator.coordinator_unknown():
             self._revoke_before_eager_rejoin(coordinator)
@@ -364,6 +379,19 @@ class WorkerGroupMember:
             log.info("Group coordinator unreachable for %d ms: revoking %s", wait_ms, snapshot)
             self._listener.on_revoked(snapshot.leader, snapshot.connectors, snapshot.tasks)
             coordinator.assignment_snapshot = None
+
+    def _revoke_if_generation_lost(self, coordinator: WorkerCoordinator) -> None:
+        """A member that learns it fell out of the group stops all its work at once, before
+        it rejoins (Kafka's WorkerCoordinator): the others may run it already."""
+        if not coordinator.take_generation_lost():
+            return
+        snapshot = coordinator.assignment_snapshot
+        if snapshot is None or snapshot.failed:
+            return
+        log.info("This worker fell out of group %s (its generation is gone): revoking %s",
+                 self._config.group_id, snapshot)  # fmt: skip
+        self._listener.on_revoked(snapshot.leader, snapshot.connectors, snapshot.tasks)
+        coordinator.assignment_snapshot = None
 
     def _revoke_before_eager_rejoin(self, coordinator: WorkerCoordinator) -> None:
         snapshot = coordinator.assignment_snapshot

@@ -9,10 +9,16 @@ group.min.session.timeout.ms, against an external Kafka: see tests/conftest.py).
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -315,3 +321,49 @@ def test_a_login_kafka_python_cannot_do_is_refused_at_start(kafka_broker: Any, g
     )
     with pytest.raises(ConfigError, match=r"configuration sasl\.mechanism: .* supports PLAIN"):
         member.start()
+
+
+@pytest.mark.slow
+def test_a_member_that_fell_out_of_the_group_stops_its_work_at_once(
+    kafka_broker: Any, group: str, workers: Callable[..., Worker]
+) -> None:
+    """A worker frozen past session.timeout.ms (SIGSTOP) loses its generation; its work moves.
+    Resumed, it learns so from its first heartbeat and revokes everything it held at once,
+    not after it rejoined (tansu holds a JoinGroup for session.timeout.ms / 2)."""
+    session = {"session.timeout.ms": "10000"}
+    w1 = workers("w1", **session)
+    props = worker_config(kafka_broker, group, **session).originals()
+    script = Path(__file__).with_name("frozen_member.py")
+    frozen = subprocess.Popen(
+        [sys.executable, str(script), json.dumps(props), json.dumps(CONNECTORS)],
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[4],
+    )  # fmt: skip
+    events: list[dict[str, Any]] = []
+    threading.Thread(
+        target=lambda: events.extend(json.loads(line) for line in frozen.stdout or ()),
+        daemon=True,
+    ).start()
+    try:
+        wait_until(lambda: any(e["tasks"] for e in events) and 0 < len(w1.view()[1]) < 6,
+                   90, "the frozen-to-be member to hold tasks")  # fmt: skip
+        held = {t for e in events if e["event"] == "assigned" for t in e["tasks"]}
+        os.kill(frozen.pid, signal.SIGSTOP)
+        wait_until(lambda: covered_once([w1]), 90, "its work on w1")
+        resumed = time.monotonic()
+        os.kill(frozen.pid, signal.SIGCONT)
+
+        def revoked() -> dict[str, Any] | None:
+            after = [e for e in events if e["event"] == "revoked" and e["at"] > resumed]
+            return next((e for e in after if held <= set(e["tasks"])), None)
+
+        wait_until(lambda: revoked() is not None, 30, "the resumed member to revoke its work")
+        took = revoked()["at"] - resumed  # type: ignore[index]
+        heartbeat_s = int(props["heartbeat.interval.ms"]) / 1000
+        assert took <= heartbeat_s + 2, f"the resumed member kept its work {took:.1f} s"
+        print(f"resumed member revoked its work {took:.2f} s after SIGCONT")
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+        frozen.kill()
+        frozen.wait(10)
+        if frozen.stdout is not None:
+            frozen.stdout.close()
