@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from tests.e2e.conftest import (
     CONFIG_DIR,
@@ -843,3 +844,30 @@ def test_a_config_topic_with_two_partitions_makes_the_worker_exit_2(
         "to have a single partition in order to guarantee consistency of connector "
         "configurations, but found 2 partitions."
     )
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.broker
+def test_sigterm_while_spark_starts_exits_0_and_leaves_no_process(
+    kafka_broker: Any, tmp_path: Path
+) -> None:
+    """A stop at any moment, also once the worker joined the group and serves REST but Spark
+    is still starting (GET /health 503 until then): exit 0, no traceback, nothing left."""
+    prefix = f"dist-start-{uuid.uuid4().hex[:8]}"
+    worker = _worker(kafka_broker.bootstrap_servers, tmp_path, prefix, 0).start()
+    try:
+
+        def starting() -> bool:
+            try:
+                return worker.client.get("/health").status_code == 503
+            except httpx.TransportError:
+                return False
+
+        wait_for(starting, CLUSTER_TIMEOUT_S, "REST up while Spark starts", 0.02, worker)
+        assert worker.terminate() == 0, worker.log_tail()
+        assert worker.survivors(timeout=20) == []
+        assert "Traceback" not in worker.log_text(), worker.log_tail()
+        assert worker.log_text().count("sparkcat is shutting down") == 1, worker.log_tail()
+    finally:
+        worker.cleanup()
