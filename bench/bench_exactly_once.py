@@ -249,16 +249,17 @@ def kills(records: int, count: int, append: bool) -> None:
         _append(f"kill -9 x {count}, 2 distributed workers", [line])
 
 
-def _append(title: str, lines: list[str]) -> None:
+def _append(
+    title: str, lines: list[str], section: str = SECTION, script: str = "bench_exactly_once.py"
+) -> None:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     block = [f"### {stamp} — {title}, Python {platform.python_version()}, load {load}", "",
              *lines, ""]  # fmt: skip
     text = RESULTS.read_text(encoding="utf-8")
-    if SECTION not in text:
+    if section not in text:
         text = (
-            text.rstrip("\n") + f"\n\n{SECTION}\n\n`python bench/bench_exactly_once.py` "
-            "(see its docstring).\n"
+            text.rstrip("\n") + f"\n\n{section}\n\n`python bench/{script}` (see its docstring).\n"
         )
     RESULTS.write_text(text.rstrip("\n") + "\n\n" + "\n".join(block), encoding="utf-8")
 

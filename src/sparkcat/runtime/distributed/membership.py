@@ -104,6 +104,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "(read|open)_text is deprecated", DeprecationWarning)
     from kafka.coordinator.base import BaseCoordinator
     from kafka.net.compat import KafkaNetClient
+    from kafka.structs import MemberState
 
 log = logging.getLogger(__name__)
 
@@ -225,11 +226,12 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
         self._on_change()
 
     def reset_generation(self, member_id: str = "") -> None:
-        # Called when the broker no longer knows this member or its generation (a heartbeat
-        # or SyncGroup answered UNKNOWN_MEMBER_ID/ILLEGAL_GENERATION: the worker was frozen or
-        # cut off past session.timeout.ms), and on leaving. Work held from the lost
-        # generation may already run elsewhere: the member revokes it on its next poll.
-        lost = self._generation.generation_id >= 0
+        # Called when the broker no longer knows this member or its generation, and on
+        # leaving. A *stable* member learns it from a heartbeat (UNKNOWN_MEMBER_ID or
+        # ILLEGAL_GENERATION: the worker was frozen or cut off past session.timeout.ms): its
+        # work may already run elsewhere, so the member revokes it on its next poll. A member
+        # in the middle of a rebalance (JoinGroup/SyncGroup errors) just rejoins, as before.
+        lost = self._generation.generation_id >= 0 and self.state is MemberState.STABLE
         super().reset_generation(member_id)
         if lost:
             with self._state_lock:

@@ -1,0 +1,176 @@
+"""Soak: two distributed workers under a steady load, with restarts, for half an hour.
+
+    python bench/bench_soak.py [--minutes 30] [--rate 5000] [--no-append]
+
+Two ``sparkcat distributed`` workers (local Spark each, exactly-once source support enabled)
+on an embedded broker carry ``--rate`` records/s in all:
+- an exactly-once 2-task sequence source (``tests/integration/plugins/sparkcat_eos_plugins.py``,
+  half the rate), each task writing its own partition;
+- a FileStreamSource -> FileStreamSink pair, its source file fed the other half by this
+  script (100 ms chunks).
+Every minute one connector is restarted (``POST /connectors/<c>/restart?includeTasks=true``,
+in turn); every 10 minutes one worker is restarted (SIGTERM, then started again, in turn).
+Every 10 s the resident memory of each worker's process tree (driver, JVM, Python workers) is
+sampled. At the end the feed stops, and once everything arrived:
+- the sequence topic, read through the committed reader, must hold every record exactly once
+  and in order per partition;
+- the sink file must hold every fed line (at least once: a restarted sink may repeat a lease);
+- each worker's RSS growth from 5 minutes after its last (re)start to the end, with the span.
+Appends to ``bench/RESULTS.md`` (``## Soak``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from bench_exactly_once import Worker, _append, _until, create_topic
+from bench_pipeline import tree_rss_mb
+
+from sparkcat.kafka.broker import EmbeddedBroker
+from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+
+SECTION = "## Soak"
+
+
+class Feeder(threading.Thread):
+    """Appends ``rate`` numbered lines per second to ``path`` in 100 ms chunks."""
+
+    def __init__(self, path: Path, rate: int) -> None:
+        super().__init__(daemon=True)
+        self.path, self.rate, self.fed = path, rate, 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        started = time.monotonic()
+        with self.path.open("a") as out:
+            while not self.done.wait(0.1):
+                due = int((time.monotonic() - started) * self.rate)
+                out.writelines(f"line-{n:010d}\n" for n in range(self.fed, due))
+                out.flush()
+                self.fed = due
+
+
+def _live(workers: list[Worker]) -> Worker:
+    return next(w for w in workers if w.proc is not None and w.proc.poll() is None)
+
+
+def _sample(workers: list[Worker], rss: dict[int, list[tuple[float, float]]]) -> None:
+    for i, w in enumerate(workers):
+        if w.proc is not None and w.proc.poll() is None:
+            rss[i].append((time.monotonic(), tree_rss_mb(w.proc.pid)))
+
+
+def _connectors(topic: str, source: Path, sink: Path, rate: int, seconds: int) -> dict[str, dict]:
+    per_task = rate // 4  # records/s of each of the two sequence tasks
+    return {
+        "seq": {
+            "connector.class": "sparkcat_eos_plugins:SequenceSourceConnector", "tasks.max": "2",
+            "topic": topic, "records.total": str(per_task * seconds),
+            "batch.size": str(max(per_task // 10, 1)), "poll.sleep.ms": "100",
+            "partition.per.task": "true", "exactly.once.support": "required",
+        },
+        "file-src": {"connector.class": "FileStreamSource", "file": str(source),
+                     "topic": f"{topic}-file"},
+        "file-sink": {"connector.class": "FileStreamSink", "file": str(sink),
+                      "topics": f"{topic}-file"},
+    }  # fmt: skip
+
+
+def soak(minutes: float, rate: int, append: bool) -> None:
+    seconds = int(minutes * 60)
+    with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
+        work, servers = Path(tmp), broker.bootstrap_servers
+        prefix = f"soak-{uuid.uuid4().hex[:6]}"
+        topic = f"{prefix}-seq"
+        create_topic(servers, topic, 2)
+        create_topic(servers, f"{topic}-file", 1)
+        source, sink = work / "in.txt", work / "out.txt"
+        source.write_text("")
+        workers = [Worker(work, servers, prefix, i).start() for i in range(2)]
+        started_at = [time.monotonic()] * 2
+        rss: dict[int, list[tuple[float, float]]] = collections.defaultdict(list)
+        events: list[str] = []
+        feeder = Feeder(source, rate // 2)
+        try:
+            for w in workers:
+                _until(lambda w=w: w.rest("GET", "/connectors") == [], 300, "a worker")
+            connectors = _connectors(topic, source, sink, rate, seconds)
+            for name, config in connectors.items():
+                body = {"name": name, "config": config}
+                _until(lambda b=body: workers[0].rest("POST", "/connectors", b), 120, name)
+            feeder.start()
+            t0 = time.monotonic()
+            names = list(connectors)
+            for minute in range(1, int(minutes) + 1):
+                while time.monotonic() < t0 + minute * 60:
+                    _sample(workers, rss)
+                    time.sleep(10)
+                name = names[minute % len(names)]
+                _live(workers).rest("POST", f"/connectors/{name}/restart?includeTasks=true")
+                events.append(f"{minute} min: restarted connector {name}")
+                if minute % 10 == 0 and minute < minutes:
+                    i = (minute // 10 - 1) % 2
+                    workers[i].stop()
+                    workers[i].start()
+                    started_at[i] = time.monotonic()
+                    events.append(f"{minute} min: restarted worker {i}")
+                print(events[-1], file=sys.stderr, flush=True)
+            feeder.done.set()
+            feeder.join()
+            expected_seq = 2 * (rate // 4) * seconds
+            _until(lambda: len(read_topic(servers, topic).records) >= expected_seq, 900,
+                   "every sequence record")  # fmt: skip
+            wanted = {f"line-{n:010d}" for n in range(feeder.fed)}
+            _until(lambda: wanted <= set(sink.read_text().split()), 900, "every fed line")
+            view = read_topic(servers, topic)
+            for partition in (0, 1):
+                per_task = expected_seq // 2
+                expected = [f"{partition}:{n}".encode() for n in range(per_task)]
+                assert view.values(partition) == expected, f"partition {partition} differs"
+            counts = collections.Counter(sink.read_text().split())
+            duplicated = sum(c - 1 for c in counts.values() if c > 1)
+        finally:
+            feeder.done.set()
+            for w in workers:
+                w.stop()
+    lines = [
+        f"{minutes:g} min at {rate:,} records/s ({expected_seq:,} exactly-once sequence records, "
+        f"{feeder.fed:,} file lines), {minutes:g} connector restarts, "
+        f"{sum('worker' in e for e in events)} worker restarts: every sequence record exactly "
+        f"once and in order per partition; every file line delivered ({duplicated:,} "
+        "delivered twice by restarted sink leases)."
+    ]
+    for i in range(2):
+        since = [(t, mb) for t, mb in rss[i] if t >= started_at[i] + 300]
+        if len(since) < 2:
+            lines.append(f"worker {i}: too few samples after its last start for a trend")
+            continue
+        first = statistics.median(mb for _, mb in since[:3])
+        last = statistics.median(mb for _, mb in since[-3:])
+        span = (since[-1][0] - since[0][0]) / 60
+        lines.append(f"worker {i}: RSS {first:,.0f} -> {last:,.0f} MB over {span:.0f} min "
+                     f"({(last - first) / first:+.1%})")  # fmt: skip
+    print("\n".join(lines))
+    if append:
+        _append(f"soak, {minutes:g} min, 2 distributed workers", lines, SECTION, "bench_soak.py")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30)
+    parser.add_argument("--rate", type=int, default=5000, help="records/s in all")
+    parser.add_argument("--no-append", action="store_true")
+    args = parser.parse_args()
+    soak(args.minutes, args.rate, not args.no_append)
+
+
+if __name__ == "__main__":
+    main()
