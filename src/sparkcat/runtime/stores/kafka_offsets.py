@@ -136,6 +136,21 @@ class KafkaOffsetBackingStore:
         except (ConnectError, TimeoutError) as exc:
             raise OffsetStoreError(f"Failed to write offsets to {self.topic}: {exc}") from exc
 
+    def remember(
+        self, connector: str, items: Iterable[tuple[SourcePartition, SourceOffset | None]]
+    ) -> None:
+        """Take offsets that another producer committed to this topic into this store's view
+        now, without waiting for the reader to reach them (it applies the same records when
+        it does)."""
+        encoded = [(offset_key_bytes(connector, p), offset_value_bytes(o)) for p, o in items]
+        with self._lock:
+            self._check_open()
+            for key, value in encoded:
+                if value is None:
+                    self._data.pop(key, None)
+                else:
+                    self._data[key] = value
+
     def flush(self) -> None:
         self._check_open()
 

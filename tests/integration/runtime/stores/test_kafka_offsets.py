@@ -198,3 +198,13 @@ def test_an_existing_topic_that_is_not_compacted_is_refused_with_kafkas_message(
         "this Connect cluster in the future. Change the 'offset.storage.topic' property in the "
         "Connect worker configurations to use a topic with 'cleanup.policy=compact'."
     )
+
+
+def test_offsets_another_producer_committed_are_taken_before_the_reader_reaches_them(
+    store: OffsetStore,
+) -> None:
+    remember = store.remember  # type: ignore[attr-defined]
+    remember("c", [({"p": 1}, {"n": 5}), ({"p": 2}, {"n": 7})])
+    assert store.get("c", {"p": 1}) == {"n": 5}
+    remember("c", [({"p": 1}, None)])  # a tombstone
+    assert store.get_all("c") == [({"p": 2}, {"n": 7})]
