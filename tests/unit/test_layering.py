@@ -1,4 +1,4 @@
-"""The import layering of STYLE.md ("Layers"), checked on the source with ``ast``.
+"""The import layering of docs/architecture.md (who may import whom), checked with ``ast``.
 
 | layer | may import |
 |---|---|

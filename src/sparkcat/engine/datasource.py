@@ -5,7 +5,7 @@ about Connect offsets lives in the offset store and the sink consumer groups, wh
 process reads when it writes the plan (see :mod:`sparkcat.engine.plan`). Spark checkpoints
 are per-run scratch.
 
-Where each piece runs (reference/pyspark-datasource.md §1.2): ``latestOffset`` and
+Where each piece runs: ``latestOffset`` and
 ``partitions`` run in a driver-side runner process and only read the plan file; ``read``
 runs on an executor and runs the whole task loop (:func:`sparkcat.runtime.tasks.lease.run_lease`),
 yielding one small result row per task. The rows reach the worker's main process through

@@ -5,8 +5,7 @@ Each helper waits for its result (bounded by ``timeout_s``) and raises
 reason on failure. Partitions are :class:`sparkcat.api.records.TopicPartition`; any
 ``(topic, partition)`` tuple is accepted as input.
 
-Two facts about the embedded broker (tansu) shape these helpers, see
-``shared/reference/broker-tansu.md``:
+Two facts about the embedded broker (tansu) shape these helpers (tansu 0.6):
 
 * a Metadata request that *names* an unknown topic creates it, so :func:`topic_partitions`
   and :func:`list_topics` only ever ask for all topics;

@@ -2,8 +2,8 @@
 
 A worker without ``bootstrap.servers`` (and the test suite) runs one :class:`EmbeddedBroker`:
 a ``tansu broker`` child process listening on a free loopback port, storage in memory (a
-restart loses every topic). See ``shared/reference/broker-tansu.md`` for what tansu does and
-does not do; the one difference every caller must know is that ListOffsets(latest) is wrong
+restart loses every topic). Of what tansu does not
+do, the one difference every caller must know is that ListOffsets(latest) is wrong
 on tansu, which :func:`sparkcat.kafka.admin.end_offsets` works around.
 
 Life cycle guarantees:

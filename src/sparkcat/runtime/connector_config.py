@@ -1,5 +1,5 @@
 """Connector configs: Kafka's ``ConnectorConfig``, ``SourceConnectorConfig`` and
-``SinkConnectorConfig`` definitions (connect-spec §4.1-4.4), the sink rules, and the
+``SinkConnectorConfig`` definitions, the sink rules, and the
 rendering of validation results as ``ConfigInfos`` (§1.4).
 
 The pipeline that validates a whole connector config (§1.5) is
@@ -229,7 +229,7 @@ def _add_error(validated: dict[str, ConfigValue], name: str, value: Any, message
 
 
 def validate_sink_rules(props: Mapping[str, str | None], validated: dict[str, ConfigValue]) -> None:
-    """Add the sink rules' errors (connect-spec §4.4) to ``validated``, Kafka's messages."""
+    """Add the sink rules' errors to ``validated``, Kafka's messages."""
     topics, regex = props.get(TOPICS_CONFIG), props.get(TOPICS_REGEX_CONFIG)
     dlq = (props.get(DLQ_TOPIC_NAME_CONFIG) or "").strip()
     has_topics, has_regex = bool((topics or "").strip()), bool((regex or "").strip())

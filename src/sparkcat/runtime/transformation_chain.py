@@ -4,8 +4,7 @@ Kafka splits this between ``ConnectorConfig.transformationStages()``/``enrich()`
 ``TransformationStage`` and ``TransformationChain``. Here:
 
 * :meth:`TransformationChain.from_config` builds the configured stages from a connector config;
-* :func:`enrich_config_def` adds the per-alias keys to a connector ConfigDef for validation
-  (connect-spec §1.5 step 3).
+* :func:`enrich_config_def` adds the per-alias keys to a connector ConfigDef for validation.
 
 Classes are resolved by an injected ``resolve(class_name, kind)`` (the plugin registry), with
 ``kind`` ``"transformation"`` or ``"predicate"``; it raises when the name is unknown.

@@ -1,6 +1,6 @@
 """The worker config: Kafka Connect's ``WorkerConfig`` + ``StandaloneConfig`` keys, plus sparkcat's.
 
-Kafka's keys keep their names, types and defaults (connect-spec §3.1-3.2), with one
+Kafka's keys keep their names, types and defaults, with one
 deliberate difference: ``bootstrap.servers`` defaults to ``embedded`` (Kafka:
 ``localhost:9092``), which makes the CLI start an embedded Kafka-compatible broker and use its
 address. ``key.converter``/``value.converter`` stay required, as in Kafka.
@@ -92,7 +92,7 @@ def _non_empty_list(name: str, value: Any) -> None:
 
 
 def base_config_def() -> ConfigDef:
-    """The keys common to standalone and distributed workers (connect-spec §3.1)."""
+    """The keys common to standalone and distributed workers."""
     t, imp = ConfigType, Importance
     return (
         ConfigDef()

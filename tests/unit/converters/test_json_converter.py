@@ -1,4 +1,4 @@
-"""JsonConverter against the vectors of Kafka's JsonConverterTest (connect-spec §6.5)."""
+"""JsonConverter against the vectors of Kafka's JsonConverterTest."""
 
 from __future__ import annotations
 

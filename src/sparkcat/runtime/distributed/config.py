@@ -1,4 +1,4 @@
-"""The distributed worker config: Kafka's ``DistributedConfig`` (connect-spec §3.1, §3.3).
+"""The distributed worker config: Kafka's ``DistributedConfig``.
 
 :func:`distributed_config_def` is :func:`~sparkcat.runtime.worker_config.base_config_def`
 (the keys both modes share, including ``rest.advertised.host.name|port|listener`` and

@@ -9,7 +9,7 @@ the latest config snapshot and assignment (:mod:`.work`): connector instances it
 per connector one engine plan holding only its assigned tasks, statuses with the group
 generation. Store callbacks only wake that thread.
 
-Public methods stay synchronous (STYLE.md). Writes that Kafka reserves for the leader
+Public methods stay synchronous. Writes that Kafka reserves for the leader
 (create, config PUT/PATCH, delete, stop, restart, offsets PATCH/DELETE, internal task
 configs) raise
 :class:`NotLeaderError` on a follower; the REST layer (:mod:`.forwarding`) forwards them.

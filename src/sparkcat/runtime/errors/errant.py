@@ -1,5 +1,5 @@
 """The errant record reporter handed to sink tasks (KIP-610, Kafka's
-``WorkerErrantRecordReporter``, connect-spec §8.4).
+``WorkerErrantRecordReporter``).
 
 A reported record goes to the task's reporters (error log, DLQ) with stage ``TASK_PUT`` and
 executing class ``org.apache.kafka.connect.sink.SinkTask``. The DLQ receives the original

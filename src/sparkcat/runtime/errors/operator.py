@@ -1,6 +1,6 @@
 """Retries and tolerance of per-record operations (Kafka's ``RetryWithToleranceOperator``).
 
-Semantics, matching Kafka (connect-spec §8.2):
+Semantics, matching Kafka:
 
 * An operation raising :class:`~sparkcat.api.errors.RetriableError` is retried while
   ``now < start + errors.retry.timeout`` (``-1`` = forever, ``0`` = never), waiting

@@ -1,5 +1,5 @@
 """Error reporters: the error log and the dead letter queue (Kafka's ``LogReporter`` and
-``DeadLetterQueueReporter``, connect-spec §8.3).
+``DeadLetterQueueReporter``).
 
 Sink contexts carry the consumed confluent-kafka ``Message`` as ``original``; source contexts
 the polled :class:`~sparkcat.api.records.SourceRecord`.

@@ -1,4 +1,4 @@
-"""The connector-config validation pipeline (connect-spec §1.5), used by create/update and by
+"""The connector-config validation pipeline, used by create/update and by
 ``PUT /connector-plugins/{name}/config/validate``.
 
 Steps, as Kafka's ``AbstractHerder.validateConnectorConfig``:

@@ -1,4 +1,4 @@
-"""Kafka Connect's metric groups and names, with their descriptions (connect-spec §8).
+"""Kafka Connect's metric groups and names, with their descriptions.
 
 Names are Kafka's, verbatim. ``DESCRIPTIONS`` feeds Prometheus' ``HELP`` lines and
 ``docs/metrics.md``.

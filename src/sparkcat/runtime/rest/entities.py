@@ -1,4 +1,4 @@
-"""The REST API's entities with Kafka's exact JSON field names (connect-spec §1.3-1.4).
+"""The REST API's entities with Kafka's exact JSON field names.
 
 Plain frozen dataclasses (no web framework here): the herder returns them, the routes turn
 them into JSON with :meth:`to_json`. Kafka's Jackson rules are kept: ``trace`` is left out

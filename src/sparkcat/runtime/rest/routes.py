@@ -1,7 +1,7 @@
 """Routes of Kafka's ``RootResource``, ``ConnectorsResource`` and ``InternalConnectResource``.
 
 Each handler parses the request, makes one herder call and shapes the entity; paths, query
-parameters, status codes and bodies are Kafka's (connect-spec §1.2, §1.3, §1.6, §1.7).
+parameters, status codes and bodies are Kafka's.
 Errors are mapped in :mod:`.app`. Bodies of the wrong shape are 400 here, 500 in Kafka.
 """
 
@@ -123,7 +123,7 @@ def task_status(request: Request, name: str, task: int) -> dict[str, Any]:
 @router.get("/connectors/{name}/tasks/{task}/metrics")
 def task_metrics(request: Request, name: str, task: int) -> dict[str, Any]:
     """sparkcat-specific (Kafka exposes these over JMX only): the task's
-    ``task-error-metrics`` (connect-spec §8.5) since the worker started."""
+    ``task-error-metrics`` since the worker started."""
     metrics = _herder(request).task_metrics(name, task)
     return {"connector": name, "task": task, "task-error-metrics": metrics}
 

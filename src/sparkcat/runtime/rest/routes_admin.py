@@ -1,4 +1,4 @@
-"""Routes of Kafka's admin ``LoggingResource`` at ``/admin/loggers`` (connect-spec §1.8)."""
+"""Routes of Kafka's admin ``LoggingResource`` at ``/admin/loggers``."""
 
 from __future__ import annotations
 

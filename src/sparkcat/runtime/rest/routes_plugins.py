@@ -1,4 +1,4 @@
-"""Routes of Kafka's ``ConnectorPluginsResource`` (connect-spec §1.4)."""
+"""Routes of Kafka's ``ConnectorPluginsResource``."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Implements :class:`sparkcat.runtime.stores.configs.ConfigBackingStore` (see there for the
 API and listener contract) over a one-partition compacted topic. Keys are UTF-8 strings,
 values JSON as Kafka's ``JsonConverter`` with ``schemas.enable=false`` writes them, fields
-in Kafka's schema order (connect-spec §5.1)::
+in Kafka's schema order::
 
     connector-<c>           {"properties":{...}}            null = connector deleted
     task-<c>-<n>            {"properties":{...}}            applies at the commit record

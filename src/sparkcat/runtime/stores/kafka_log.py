@@ -38,8 +38,8 @@ partitioner: keyed records land where Kafka's Java default partitioner puts them
 own tools find them.
 
 The end of the log is *not* taken from ListOffsets(latest): the embedded broker (tansu)
-answers it with the last produced batch's base offset + 1, short of the true end
-(``shared/reference/broker-tansu.md``). :func:`sparkcat.kafka.admin.end_offsets` instead
+answers it with the last produced batch's base offset + 1, short of the true end.
+:func:`sparkcat.kafka.admin.end_offsets` instead
 reads from that answer to partition EOF, whose offset is the high watermark of a fetch
 response sent after the call -- the true end, on Kafka and on tansu. The reader thread
 records its position per partition (offset of the last record + 1, or the EOF offset, which

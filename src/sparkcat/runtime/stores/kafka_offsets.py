@@ -1,7 +1,7 @@
 """Kafka's ``KafkaOffsetBackingStore``: source offsets in the ``offset.storage.topic``.
 
 Implements :class:`sparkcat.runtime.stores.offsets.OffsetStore` with the very key and value
-bytes of the file and memory stores, which are Kafka Connect's (connect-spec §5.2)::
+bytes of the file and memory stores, which are Kafka Connect's::
 
     key   = ["<connector>",{<source partition>}]   value = {<offset>}   (null = tombstone)
 

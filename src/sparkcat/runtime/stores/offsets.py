@@ -1,7 +1,7 @@
 """Source-connector offset stores: Kafka Connect's ``OffsetBackingStore``, keyed the same way.
 
 A source offset belongs to a (connector, source partition) pair. Stores keep it exactly as
-Kafka Connect's offsets topic does (connect-spec §5.2)::
+Kafka Connect's offsets topic does::
 
     key   = compact JSON of ["<connector>", {<source partition>}]
             e.g. ["local-file-source",{"filename":"test.txt"}]

@@ -1,7 +1,7 @@
 """The offsets REST format (KIP-875): parsing and checking ``{"offsets": [...]}`` bodies.
 
 ``PATCH /connectors/{name}/offsets`` and KIP-995's ``initial_offsets`` share these rules and
-Kafka's messages (connect-spec §1.6):
+Kafka's messages:
 
 * a body without entries → 400 ``Partitions / offsets need to be provided for an alter
   offsets request``;

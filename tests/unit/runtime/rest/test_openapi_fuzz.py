@@ -1,8 +1,8 @@
 """Schemathesis over ``/openapi.json``: malformed input never causes a 5xx.
 
 Every operation gets a few generated requests (valid and invalid bodies, paths and query
-parameters). A 5xx is allowed only with one of the messages Kafka itself answers with a 500
-(connect-spec §1.3, §1.6, §1.7): an unknown connector class, ``stop`` of an unknown connector
+parameters). A 5xx is allowed only with one of the messages Kafka itself answers with a 500:
+an unknown connector class, ``stop`` of an unknown connector
 in standalone mode, the internal endpoints, and a connector refusing an offsets change.
 """
 

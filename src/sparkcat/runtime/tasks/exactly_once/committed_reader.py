@@ -1,8 +1,8 @@
 """Read a topic as ``read_committed`` should, on any broker: a test and operations helper.
 
 The embedded broker (tansu) returns the records of aborted transactions to ``read_committed``
-consumers and never fills ``aborted_transactions`` in fetch responses
-(``shared/reference/broker-tansu.md``), so no client library can tell committed records from
+consumers and never fills ``aborted_transactions`` in fetch responses (a gap of tansu 0.6),
+so no client library can tell committed records from
 aborted ones there. The log itself still says: every transactional record batch carries its
 producer id, and each transaction ends with a *control batch* (commit or abort marker) of the
 same producer. This module fetches raw record batches with kafka-python's protocol classes
