@@ -247,6 +247,13 @@ class WorkerProcess:
             return None  # REST is not up yet
         return response.json() if response.status_code == 200 else None
 
+    def spark_starting(self) -> bool:
+        """REST is up but the worker is not ready yet (GET /health 503 while Spark starts)."""
+        try:
+            return self.client.get("/health").status_code == 503
+        except httpx.TransportError:
+            return False
+
     def task_states(self, name: str) -> list[str]:
         status = self.status(name)
         return [t["state"] for t in status["tasks"]] if status else []

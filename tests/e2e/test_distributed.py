@@ -26,7 +26,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from tests.e2e.conftest import (
     CONFIG_DIR,
@@ -857,14 +856,8 @@ def test_sigterm_while_spark_starts_exits_0_and_leaves_no_process(
     prefix = f"dist-start-{uuid.uuid4().hex[:8]}"
     worker = _worker(kafka_broker.bootstrap_servers, tmp_path, prefix, 0).start()
     try:
-
-        def starting() -> bool:
-            try:
-                return worker.client.get("/health").status_code == 503
-            except httpx.TransportError:
-                return False
-
-        wait_for(starting, CLUSTER_TIMEOUT_S, "REST up while Spark starts", 0.02, worker)
+        starting = "REST up while Spark starts"
+        wait_for(worker.spark_starting, CLUSTER_TIMEOUT_S, starting, 0.02, worker)
         assert worker.terminate() == 0, worker.log_tail()
         assert worker.survivors(timeout=20) == []
         assert "Traceback" not in worker.log_text(), worker.log_tail()

@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from tests.e2e.conftest import (
     CONFIG_DIR,
@@ -316,14 +315,7 @@ def test_sigterm_while_spark_starts_exits_0_with_one_line_and_leaves_no_process(
     )
     worker = WorkerProcess(worker_props, [source], tmp_path / "worker.log").start()
     try:
-
-        def starting() -> bool:
-            try:
-                return worker.client.get("/health").status_code == 503
-            except httpx.TransportError:
-                return False
-
-        wait_for(starting, START_TIMEOUT_S, "REST up while Spark starts", 0.02, worker)
+        wait_for(worker.spark_starting, START_TIMEOUT_S, "REST up while Spark starts", 0.02, worker)
         assert worker.terminate() == 0, worker.log_tail()
         assert worker.survivors(timeout=20) == []
         log_text = worker.log_text()
