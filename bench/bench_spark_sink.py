@@ -216,7 +216,7 @@ def run(session: Any, tmp: Path, n: int, flush: int, tasks: int, args: Any) -> t
             topic = "orders-spread"
             produce_spread(servers, topic, n, tasks)
         worker = {"bootstrap.servers": servers, "key.converter": JSON, "value.converter": JSON}
-        engine = SparkEngine(worker, MemoryOffsetStore(), session=session, state_dir=str(tmp))
+        engine = SparkEngine(worker, MemoryOffsetStore(), session=session)
         try:
             if args.warmup:
                 # Spark's Python workers start (and import sparkcat) on the first write of a

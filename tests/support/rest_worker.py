@@ -32,7 +32,7 @@ def rest_worker(spark: Any, props: Mapping[str, str], state_dir: Path) -> Iterat
     if plugin_path:
         sys.path.insert(0, plugin_path)
     store = MemoryOffsetStore()
-    engine = SparkEngine(dict(props), store, session=spark, state_dir=str(state_dir))
+    engine = SparkEngine(dict(props), store, session=spark)
     port = free_port()
     herder = StandaloneHerder(WorkerConfig(dict(props)), engine, store, PluginRegistry(),
                               f"127.0.0.1:{port}")  # fmt: skip

@@ -144,24 +144,20 @@ def make_archive(worker_config: Mapping[str, str]) -> tuple[Path, float]:
 
 
 def _run_and_exit(config: Mapping[str, str], logs: Path) -> None:
-    """Start a session, run a micro-batch of a sparkcat query and a Python job, then let the
+    """Start a session, run a micro-batch of a streaming query and a Python job, then let the
     JVM exit on its own (it writes the archive as it exits; a killed JVM writes none)."""
     from pyspark import SparkContext
 
-    from sparkcat.engine import plan as plan_files
-    from sparkcat.engine.datasource import FORMAT, LeaseDataSource
     from sparkcat.engine.session import build_session
 
     os.environ["LOG_DIR"] = str(logs)  # the dump's thousands of CDS lines stay out of the way
     spark = build_session(config)
     try:
-        spark.dataSource.register(LeaseDataSource)
-        plan = logs / "archive.plan.json"
-        plan_files.write_plan(plan, 1, plan_files.RUNNING, [])
+        # Streaming (Spark-native connectors run as streaming queries) ...
         batches: list[int] = []
         query = (
-            spark.readStream.format(FORMAT)
-            .option("plan", str(plan))
+            spark.readStream.format("rate")
+            .option("rowsPerSecond", 10)
             .load()
             .writeStream.foreachBatch(lambda df, _: batches.append(len(df.collect())))
             .option("checkpointLocation", str(logs / "checkpoint"))
@@ -171,6 +167,7 @@ def _run_and_exit(config: Mapping[str, str], logs: Path) -> None:
         while not batches and query.isActive and time.monotonic() < deadline:
             time.sleep(0.2)
         query.stop()
+        # ... and a Python job, as the task hosts are.
         spark.sparkContext.parallelize(range(4), 2).map(lambda x: x + 1).collect()
     finally:
         spark.stop()

@@ -1,47 +1,43 @@
-"""One connector's streaming query, steered by the worker's main process.
+"""One connector's data plane in the worker's main process: its lease rounds and commits.
 
-Life of a lease: the main process writes lease ``n`` into the connector's plan file; Spark's
-reader sees it in ``latestOffset`` and plans one partition per runnable task; executors run
-the leases; ``foreachBatch`` (this module, in the main process) collects one result row per
-task, commits their offsets, reports statuses, and issues lease ``n + 1``. A new lease is only
-issued from ``foreachBatch`` or :meth:`ConnectorQuery.tick`, never while one is in flight, so a
-connector never has two leases of the same task running at once.
+Life of a lease round: the connector issues one lease per runnable task to the worker's task
+hosts (:mod:`sparkcat.engine.task_hosts`), Spark tasks that run many connectors' leases at
+once; each result comes back as soon as its lease ends and is committed at once (source
+offsets to the offset store, sink offsets to group ``connect-<name>``) and reported (statuses,
+metrics, topics). When every lease of the round has reported, the next round is issued. A
+round is only issued from a result or from :meth:`ConnectorQuery.tick`, never while one is in
+flight, so a connector never has two leases of the same task running at once.
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import orjson
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.streaming.query import StreamingQuery
-
-from sparkcat.engine import plan as plan_files
 from sparkcat.engine.control_server import ControlServer
-from sparkcat.engine.datasource import FORMAT
-from sparkcat.engine.session import POOL
 from sparkcat.engine.sink_positions import SinkPositions
+from sparkcat.engine.task_hosts import TaskHosts
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
 from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks import exactly_once
 from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction
-from sparkcat.runtime.tasks.lease import LeaseSpec
+from sparkcat.runtime.tasks.lease import LeaseResult, LeaseSpec
 from sparkcat.runtime.worker_config import MAX_BATCH_RECORDS_DEFAULT
 
 log = logging.getLogger(__name__)
 
-# How often a query that died is started again before its connector's tasks are FAILED.
-QUERY_RESTARTS = 3
+# A task whose lease was lost (its host died) this many times in a row is FAILED.
+LOST_LEASES = 3
+
+RUNNING = "running"
+PAUSED = "paused"
+STOPPING = "stopping"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,27 +90,25 @@ def batch_max_ms(bounds: LeaseBounds, idle_streaks: list[int]) -> int:
 
 
 class ConnectorQuery:
-    """The data plane of one connector: its plan file, its query, and its offset commits."""
+    """The data plane of one connector: its lease rounds and its offset commits."""
 
     def __init__(
         self,
-        session: SparkSession,
+        hosts: TaskHosts,
         plan: ConnectorPlan,
         listener: EngineListener,
         worker_config: Mapping[str, str],
         offset_store: OffsetStore,
-        state_dir: Path,
         control: ControlServer,
     ) -> None:
         self.name = plan.name
         self.kind = plan.kind
-        self._session = session
+        self._hosts = hosts
         self._listener = listener
         self._worker = {k: v for k, v in worker_config.items() if not k.startswith("spark.")}
         self._worker_offsets = offset_store
         self._offsets = offset_store  # the connector's own store once started (KIP-618)
         self._exactly_once = plan.kind == "source" and exactly_once.enabled(worker_config)
-        self._plan_path = plan_files.plan_path(state_dir, plan.name)
         self._control = control
         self._channel = control.open_channel("run")
         # Leases carry the address of the channel's current issue: a lease of an earlier one
@@ -124,13 +118,12 @@ class ConnectorQuery:
         self._lock = threading.Condition()
         self._plan = plan
         self._bounds = lease_bounds(plan.connector_config, worker_config)
-        self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+        self._state = PAUSED if plan.paused else RUNNING
         self._failed: set[int] = set()
         self._idle_streak: dict[int, int] = {}
+        self._lost_streak: dict[int, int] = {}
         self._issued = 0
-        self._completed = 0
-        self._in_flight = False
-        self._in_flight_tasks: list[int] = []
+        self._round: dict[str, int] = {}  # lease id -> task, of the round in flight
         self._issued_at = 0.0
         self._next_tick = 0.0
         self._sink = (
@@ -138,19 +131,14 @@ class ConnectorQuery:
             if plan.kind == "sink"
             else None
         )
-        self._query: StreamingQuery | None = None
-        self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
         self._closing = threading.Event()
-        self._restarts = 0  # query restarts since the last completed batch
-        self.failure: str | None = None
+        self.failure: str | None = None  # never set: a lost lease fails its task, not this
 
     # -- lifecycle (herder side) ---------------------------------------------------------
 
     def start(self) -> None:
-        """Issue the first lease and start the query (slow: Spark starts Python processes).
-
-        Called on the engine's starter thread; a connector stopped before it ran is left
-        alone."""
+        """Read the offsets to the end and issue the first round (on the engine's starter
+        thread; a connector stopped before it ran is left alone)."""
         if self.kind == "source":
             self._offsets = connector_offsets.for_connector(
                 self._worker_offsets, self._worker, self._plan.connector_config
@@ -162,51 +150,15 @@ class ConnectorQuery:
                 return
             self._control.set_state(self._channel, "run")
             self._issue_locked()
-        if not self._launch():
-            return
-        threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
-        if self._state == plan_files.PAUSED:
+        if self._state == PAUSED:
             self._report_paused()
 
-    def _launch(self) -> bool:
-        """Start a streaming query for this connector; ``False`` (and no query left running)
-        if the connector is being stopped meanwhile."""
-        self._session.sparkContext.setLocalProperty("spark.scheduler.pool", POOL)
-        query = (
-            self._session.readStream.format(FORMAT)
-            .option("plan", str(self._plan_path))
-            .load()
-            .writeStream.queryName(f"sparkcat-{self.name}")
-            .foreachBatch(self._on_batch)
-            .trigger(processingTime=f"{self._bounds.trigger_ms} milliseconds")
-            .option("checkpointLocation", self._checkpoint)
-            .start()
-        )
-        with self._lock:  # stop() reads _query under this lock once _closing is set
-            if not self._closing.is_set():
-                self._query = query
-                return True
-        query.stop()
-        return False
-
     def wait_started(self, timeout_s: float) -> None:
-        """Wait until the query's source is up (its driver-side Python runner connected).
-
-        Spark gives a starting Python process 10 s to connect back, so the engine starts
-        queries one after another: several Python runners starting at once on a busy
-        machine miss that deadline and the query dies before its first batch.
-        """
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and not self._closing.is_set():
-            query = self._query
-            if query is None or not query.isActive:
-                return
-            if query.status.get("message") != "Initializing sources":
-                return
-            time.sleep(0.05)
+        """Nothing to wait for: leases run on the worker's task hosts."""
+        return None
 
     def replace_plan(self, plan: ConnectorPlan, timeout_s: float) -> None:
-        """New task configs: end the in-flight lease (abandoned if it does not end within
+        """New task configs: end the in-flight round (abandoned if it does not end within
         ``timeout_s``), then run the new generation."""
         self._end_in_flight(timeout_s)
         with self._lock:
@@ -214,7 +166,8 @@ class ConnectorQuery:
             self._bounds = lease_bounds(plan.connector_config, self._worker)
             self._failed.clear()
             self._idle_streak.clear()
-            self._state = plan_files.PAUSED if plan.paused else plan_files.RUNNING
+            self._lost_streak.clear()
+            self._state = PAUSED if plan.paused else RUNNING
             self._lease_address = self._control.new_issue(self._channel)
         if self.kind == "source":
             self._read_offsets_to_end()  # tasks that moved here resume where they ended
@@ -226,8 +179,7 @@ class ConnectorQuery:
 
     def pause(self) -> None:
         with self._lock:
-            self._state = plan_files.PAUSED
-            self._write_plan_locked()
+            self._state = PAUSED
         self._control.set_state(self._channel, "pause")
         self._report_paused()
 
@@ -236,13 +188,14 @@ class ConnectorQuery:
         healthy one within a second): it gets ``timeout_s`` more, then is abandoned, so a
         task that hung while paused does not hold its connector back after the resume."""
         with self._lock:
-            in_flight = self._in_flight
+            in_flight = bool(self._round)
         if in_flight and timeout_s > 0:
             self._end_in_flight(timeout_s)
         self._control.set_state(self._channel, "run")
         with self._lock:
-            self._state = plan_files.RUNNING
-            self._issue_locked()
+            self._state = RUNNING
+            if not self._round:
+                self._issue_locked()
         for task in self._runnable():
             self._listener.on_task_running(self.name, task)
 
@@ -251,45 +204,41 @@ class ConnectorQuery:
         end within ``timeout_s``, as Kafka abandons a task that does not stop in time)."""
         with self._lock:
             state = self._state
-            running = self._in_flight and bool(set(tasks) & set(self._in_flight_tasks))
+            running = bool(set(tasks) & set(self._round.values()))
         if running:
             self._end_in_flight(timeout_s)
             with self._lock:
                 self._lease_address = self._control.new_issue(self._channel)
-            word = "run" if state == plan_files.RUNNING else "pause"
-            self._control.set_state(self._channel, word)
+            self._control.set_state(self._channel, "run" if state == RUNNING else "pause")
         with self._lock:
             self._state = state
             for task in tasks:
                 self._failed.discard(task)
                 self._idle_streak.pop(task, None)
-            self._issue_locked()
+                self._lost_streak.pop(task, None)
+            if not self._round:
+                self._issue_locked()
 
     def stop(self, timeout_s: float) -> None:
-        """Graceful stop: the in-flight lease ends early and commits, then the query stops."""
+        """Graceful stop: the in-flight leases end early and commit; a lease still running
+        after ``timeout_s`` is abandoned (its result is discarded if it ever comes)."""
         self._closing.set()
         self._quiesce("stop", timeout_s, final=True)
-        with self._lock:  # not while _watch restarts it: see _restart_query
-            query = self._query
-            stuck = self._stuck_locked()
-        if stuck:  # query.stop() kills its Spark tasks: the lease is abandoned
-            self._report_abandoned(stuck, timeout_s)
-        if query is not None:
-            try:
-                query.stop()
-            except Exception:  # stopping a failed query may raise its error again
-                log.debug("Stopping the query of %s raised", self.name, exc_info=True)
+        with self._lock:
+            stuck = self._take_stuck_locked()
+        if stuck:
+            self._report_abandoned(sorted(set(stuck.values())), timeout_s)
+            self._hosts.forget(list(stuck))
         self._control.close_channel(self._channel)
         self._close_own_offsets()
         if self._sink is not None:
             self._sink.close()
-        shutil.rmtree(self._checkpoint, ignore_errors=True)
 
     def tick(self) -> None:
         """Called every TICK_S by the engine: about once a second (more often while a sink
-        waits for its topic to appear), issue a lease if one is due and none is in flight."""
+        waits for its topic to appear), issue a round if one is due and none is in flight."""
         with self._lock:
-            if self._in_flight:
+            if self._round or self._closing.is_set():
                 return
             now = time.monotonic()
             if now < self._next_tick:
@@ -303,54 +252,41 @@ class ConnectorQuery:
 
     def _quiesce(self, word: str, timeout_s: float, final: bool = False) -> None:
         with self._lock:
-            self._state = plan_files.STOPPING if final else plan_files.PAUSED
-            self._write_plan_locked()
+            self._state = STOPPING if final else PAUSED
         self._control.set_state(self._channel, word)
         deadline = time.monotonic() + timeout_s
         with self._lock:
-            while self._in_flight and self.failure is None and self._query_active():
+            while self._round:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
                 self._lock.wait(min(remaining, 0.5))
 
-    def _stuck_locked(self) -> list[int]:
-        """The tasks of a lease still in flight after it was told to end (none if none)."""
-        if self._in_flight and self.failure is None and self._query_active():
-            return list(self._in_flight_tasks)
-        return []
+    def _take_stuck_locked(self) -> dict[str, int]:
+        """The leases still in flight after they were told to end; the round is dropped."""
+        stuck, self._round = self._round, {}
+        self._lock.notify_all()
+        return stuck
 
     def _end_in_flight(self, timeout_s: float) -> None:
-        """Tell the in-flight lease to end; if it has not within ``timeout_s`` (a task stuck in
-        ``poll()``/``put()``), abandon it: stop the query, which kills its Spark tasks, so its
-        results are never committed, and start a fresh one. Under exactly-once the next
-        lease's ``init_transactions()`` fences whatever the killed one left open."""
+        """Tell the in-flight leases to end; those that have not within ``timeout_s`` (a task
+        stuck in ``poll()``/``put()``) are abandoned: their results are discarded if they
+        ever come, and a new issue of the control channel tells them they are stale. Under
+        exactly-once the next lease's ``init_transactions()`` fences whatever an abandoned
+        one left open, so nothing it produces later commits."""
         self._quiesce("stop", timeout_s)
         with self._lock:
-            stuck = self._stuck_locked()
-            query = self._query
-            if not stuck or query is None:
-                return
-            self._query = None  # its watcher then leaves it alone (see _watch)
-        self._report_abandoned(stuck, timeout_s)
-        try:
-            query.stop()
-        except Exception:  # a stopped query may raise the error its killed tasks left
-            log.debug("Stopping the query of %s raised", self.name, exc_info=True)
-        with self._lock:
-            self._in_flight = False
-            self._lock.notify_all()
-            shutil.rmtree(self._checkpoint, ignore_errors=True)
-            # A fresh checkpoint: the old one may hold the abandoned batch, planned but not
-            # committed, which a query resuming from it would run again.
-            self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
-        if self._launch():
-            threading.Thread(target=self._watch, name=f"watch-{self.name}", daemon=True).start()
+            stuck = self._take_stuck_locked()
+            if stuck:
+                self._lease_address = self._control.new_issue(self._channel)
+        if stuck:
+            self._report_abandoned(sorted(set(stuck.values())), timeout_s)
+            self._hosts.forget(list(stuck))
 
     def _report_abandoned(self, tasks: list[int], timeout_s: float) -> None:
         log.warning(
             "Tasks %s of %s did not stop within %.1f s (task.shutdown.graceful.timeout.ms): "
-            "abandoned (their Spark tasks are killed, their results discarded)",
+            "abandoned (their threads are left to end on their own, their results discarded)",
             tasks, self.name, timeout_s,
         )  # fmt: skip
         on_abandoned = getattr(self._listener, "on_tasks_abandoned", None)
@@ -373,9 +309,6 @@ class ConnectorQuery:
             read(30.0)
         except Exception as exc:
             log.warning("Could not read the offsets of %s to the end: %s", self.name, exc)
-
-    def _query_active(self) -> bool:
-        return self._query is not None and self._query.isActive
 
     def _runnable(self) -> list[int]:
         return [t for t in self._plan.task_ids() if t not in self._failed]
@@ -414,88 +347,97 @@ class ConnectorQuery:
         return specs
 
     def _issue_locked(self) -> None:
-        """Write lease n+1 if the connector runs and has runnable tasks, else refresh state."""
-        specs = self._specs_locked() if self._state == plan_files.RUNNING else []
-        if specs:
-            self._issued += 1
-            self._in_flight = True
-            self._in_flight_tasks = [spec.task for spec in specs]
-            self._issued_at = time.monotonic()
-        plan_files.write_plan(self._plan_path, self._issued, self._state, specs)
-
-    def _write_plan_locked(self) -> None:
-        plan_files.write_plan(self._plan_path, self._issued, self._state, [])
+        """Issue a round (one lease per runnable task) if the connector runs and none is in
+        flight."""
+        if self._round or self._state != RUNNING or self._closing.is_set():
+            return
+        specs = self._specs_locked()
+        if not specs:
+            return
+        self._issued += 1
+        self._issued_at = time.monotonic()
+        for spec in specs:
+            lease_id = self._hosts.submit(spec, self._on_result)
+            self._round[lease_id] = spec.task
 
     def _report_paused(self) -> None:
         for task in self._plan.task_ids():
             if task not in self._failed:
                 self._listener.on_task_paused(self.name, task)
 
-    def _on_batch(self, batch: DataFrame, batch_id: int) -> None:
-        rows = batch.collect()
-        if log.isEnabledFor(logging.DEBUG):
-            round_trip_ms = (time.monotonic() - self._issued_at) * 1000
-            for row in rows:
-                log.debug(
-                    "%s lease %d task %s: polled %s, records %s, lease %s ms of %.0f ms "
-                    "issued-to-result",
-                    self.name, self._issued, row.task, row.polled, row.records,
-                    row.elapsed_ms, round_trip_ms,
-                )  # fmt: skip
+    def _on_result(self, lease_id: str, result: LeaseResult | None) -> None:
+        """One lease's result (``None``: its host was lost), on the task hosts' thread pool."""
         events: list[tuple[Any, ...]] = []
-        try:
-            with self._lock:
-                for row in rows:
-                    self._apply_result(row, events)
-        finally:
-            with self._lock:
-                self._restarts = 0
-                self._completed = self._issued
-                self._in_flight = False
-                if self._state == plan_files.RUNNING:
-                    self._issue_locked()
+        with self._lock:
+            task = self._round.pop(lease_id, None)
+            if task is None:
+                return  # abandoned meanwhile: its result is discarded
+            if result is None:
+                self._lost_locked(task, events)
+            else:
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug(
+                        "%s lease %d task %s: polled %s, records %s, lease %s ms of %.0f ms "
+                        "issued-to-result",
+                        self.name, self._issued, task, result.polled, result.records,
+                        result.elapsed_ms, (time.monotonic() - self._issued_at) * 1000,
+                    )  # fmt: skip
+                self._apply_result(result, events)
+            if not self._round:
+                self._issue_locked()
                 self._lock.notify_all()
         # The listener (the herder) takes its own lock and calls into this object while holding
         # it: call it only after ours is released.
         for callback, *args in events:
             callback(*args)
 
-    def _apply_result(self, row: Any, events: list[tuple[Any, ...]]) -> None:
-        task = int(row.task)
-        if int(row.generation) != self._plan.generation:
+    def _lost_locked(self, task: int, events: list[tuple[Any, ...]]) -> None:
+        lost = self._lost_streak.get(task, 0) + 1
+        self._lost_streak[task] = lost
+        if lost < LOST_LEASES:
+            return  # issued again with the next round, from the committed offsets
+        self._failed.add(task)
+        trace = (
+            f"org.apache.kafka.connect.errors.ConnectException: the lease of task {task} was "
+            f"lost {lost} times in a row: the Spark task hosting it died or stopped answering "
+            "(see the worker log and the Spark UI)"
+        )
+        events.append((self._listener.on_task_failed, self.name, task, trace))
+
+    def _apply_result(self, result: LeaseResult, events: list[tuple[Any, ...]]) -> None:
+        task = result.task
+        if result.generation != self._plan.generation:
             return  # a lease of task configs that were replaced meanwhile: nothing to commit
+        self._lost_streak.pop(task, None)
         commit_started = time.perf_counter()
         if self._plan.kind == "source":
-            offsets = orjson.loads(row.source_offsets)
-            if offsets:
-                self._commit_source_offsets([(p, o) for p, o in offsets])
-            topics = orjson.loads(row.topics)
+            if result.source_offsets:
+                self._commit_source_offsets(list(result.source_offsets))
+            topics = list(result.topics)
         else:
-            sink_offsets = [(t, int(p), int(o)) for t, p, o in orjson.loads(row.sink_offsets)]
             if self._sink is not None:
-                self._sink.commit(sink_offsets)
-            topics = sorted({t for t, _, _ in sink_offsets})
+                self._sink.commit(list(result.sink_offsets))
+            topics = sorted({t for t, _, _ in result.sink_offsets})
         commit_s = time.perf_counter() - commit_started
         on_lease_metrics = getattr(self._listener, "on_lease_metrics", None)
-        task_metrics = getattr(row, "task_metrics", None)
-        if on_lease_metrics is not None and task_metrics and task_metrics != "{}":
-            report = orjson.loads(task_metrics)
+        if on_lease_metrics is not None and result.task_metrics:
+            report = dict(result.task_metrics)
             if report.get(REPORT_COMMIT):
                 report[REPORT_COMMIT_S] = commit_s
             events.append((on_lease_metrics, self.name, task, report))
         on_topics = getattr(self._listener, "on_topics", None)
         if topics and on_topics is not None:
             events.append((on_topics, self.name, task, topics))
-        self._idle_streak[task] = 0 if row.polled else self._idle_streak.get(task, 0) + 1
-        if row.records:
-            events.append((self._listener.on_records, self.name, task, int(row.records)))
+        self._idle_streak[task] = 0 if result.polled else self._idle_streak.get(task, 0) + 1
+        if result.records:
+            events.append((self._listener.on_records, self.name, task, int(result.records)))
         on_task_metrics = getattr(self._listener, "on_task_metrics", None)
-        if on_task_metrics is not None and row.error_metrics and row.error_metrics != "{}":
-            events.append((on_task_metrics, self.name, task, orjson.loads(row.error_metrics)))
-        if row.trace:
+        if on_task_metrics is not None and result.error_metrics:
+            events.append((on_task_metrics, self.name, task, dict(result.error_metrics)))
+        if result.trace:
             self._failed.add(task)
-            events.append((self._listener.on_task_failed, self.name, task, row.trace))
-        elif self._state == plan_files.RUNNING:
+            events.append((self._listener.on_task_failed, self.name, task, result.trace))
+        elif self._state == RUNNING:
             events.append((self._listener.on_task_running, self.name, task))
 
     def _commit_source_offsets(self, pairs: list[tuple[Any, Any]]) -> None:
@@ -506,52 +448,3 @@ class ConnectorQuery:
             return
         self._offsets.put_batch(self.name, pairs)
         self._offsets.flush()
-
-    def _watch(self) -> None:
-        """Restart a query that died, up to QUERY_RESTARTS times without a batch completing
-        in between; then report it (an executor-side error outside a task, a crashed JVM)."""
-        while True:
-            query = self._query
-            if query is None:
-                return
-            try:
-                query.awaitTermination()
-                return
-            except Exception as exc:  # any termination error is the connector's trace
-                if query is not self._query:
-                    return  # abandoned and replaced (see _end_in_flight): not a failure
-                error = str(exc)
-            if not self._restart_query(error):
-                break
-        with self._lock:
-            self.failure = error
-            self._in_flight = False
-            self._lock.notify_all()
-        log.error("The query of connector %s failed: %s", self.name, error)
-        self._listener.on_connector_failed(self.name, error)
-
-    def _restart_query(self, error: str) -> bool:
-        """Start the query again after a pause; ``False`` if it should stay dead.
-
-        Safe because offsets are the truth: the new query re-runs the lease in flight (if
-        any) from the offsets it was issued with. Transient failures are what this is for,
-        typically a Python process that did not connect back in time on a busy machine.
-        """
-        with self._lock:
-            if self._closing.is_set() or self._restarts >= QUERY_RESTARTS:
-                return False
-            self._restarts += 1
-            attempt = self._restarts
-        log.warning(
-            "The query of connector %s failed; restarting it (%d of %d): %s",
-            self.name,
-            attempt,
-            QUERY_RESTARTS,
-            error.splitlines()[0] if error else "",
-        )
-        if self._closing.wait(min(2.0 ** (attempt - 1), 10.0)):
-            return False
-        with self._lock:
-            shutil.rmtree(self._checkpoint, ignore_errors=True)
-            self._checkpoint = tempfile.mkdtemp(prefix="sparkcat-ckpt-")
-        return self._launch()

@@ -1,7 +1,9 @@
 """The driver side of lease control: a small authenticated HTTP endpoint in the worker.
 
 One server per worker process (per :class:`~sparkcat.engine.spark_engine.SparkEngine`), one
-*channel* per connector query. The protocol is described in :mod:`sparkcat.runtime.tasks.control`.
+*channel* per connector. The protocol is described in :mod:`sparkcat.runtime.tasks.control`;
+the task hosts' protocol (``/v1/hosts/``), served on the same port with the same token, in
+:mod:`sparkcat.runtime.tasks.host` (its driver side: :mod:`sparkcat.engine.task_hosts`).
 The secret is generated per server (``secrets.token_urlsafe``) and travels to executors only
 inside the lease specs; requests without it get 401.
 
@@ -26,8 +28,11 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import orjson
+
 from sparkcat.engine.shipping import is_local_master
 from sparkcat.runtime.tasks.control import control_address
+from sparkcat.runtime.tasks.host import HOSTS_PATH
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +64,12 @@ class ControlServer:
             bind = ("127.0.0.1" if local else "0.0.0.0", 0)
         self._token = secrets.token_urlsafe(32)
         self._channels: dict[str, _Channel] = {}
-        self._changed = threading.Condition()
+        # One condition for channel changes and the task hosts' work (engine.task_hosts):
+        # a host's long poll wakes for either.
+        self.changed = threading.Condition()
+        self._changed = self.changed
+        self.version = 0  # of the channel table: any change to any channel raises it
+        self.hosts: Any = None  # the engine's TaskHosts, once attached
         self._httpd = ThreadingHTTPServer(bind, _handler_for(self))
         self._httpd.daemon_threads = True
         port_bound = self._httpd.server_address[1]
@@ -83,6 +93,8 @@ class ControlServer:
         key = secrets.token_hex(8)
         with self._changed:
             self._channels[key] = _Channel(state)
+            self.version += 1
+            self._changed.notify_all()
         return control_address(self.base_url, key, self._token)
 
     def new_issue(self, address: str) -> str:
@@ -96,6 +108,7 @@ class ControlServer:
                 raise KeyError(f"No lease control channel {key}")
             channel.issue += 1
             channel.version += 1
+            self.version += 1
             issue = channel.issue
             self._changed.notify_all()
         return control_address(self.base_url, key, self._token, issue)
@@ -109,12 +122,14 @@ class ControlServer:
                 return
             channel.state = state
             channel.version += 1
+            self.version += 1
             self._changed.notify_all()
 
     def close_channel(self, address: str) -> None:
         """Forget the channel: leases still polling it are told it is gone (they end)."""
         with self._changed:
             self._channels.pop(_key_of(address), None)
+            self.version += 1
             self._changed.notify_all()
 
     def close(self) -> None:
@@ -123,6 +138,14 @@ class ControlServer:
             self._changed.notify_all()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+    def channel_states(self) -> dict[str, dict[str, Any]]:
+        """Every open channel's state and issue (call with :attr:`changed` held)."""
+        return {k: {"state": c.state, "issue": c.issue} for k, c in self._channels.items()}
+
+    @property
+    def token(self) -> str:
+        return self._token
 
     # -- request side ----------------------------------------------------------------------
     def authorized(self, header: str | None) -> bool:
@@ -161,8 +184,53 @@ def _handler_for(server: ControlServer) -> type[BaseHTTPRequestHandler]:
         # client's delayed ACK (~40 ms on Linux) on every answer.
         disable_nagle_algorithm = True
 
+        def do_POST(self) -> None:
+            url = urllib.parse.urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            if not url.path.startswith(HOSTS_PATH) or not url.path.endswith("/results"):
+                self._reply(404, {"error": "not found"})
+                return
+            if not server.authorized(self.headers.get("Authorization")):
+                self._reply(401, {"error": "unauthorized"})
+                return
+            host_id = url.path[len(HOSTS_PATH) : -len("/results")]
+            try:
+                items = json.loads(body)
+            except ValueError:
+                self._reply(400, {"error": "the body must be a JSON array"})
+                return
+            hosts = server.hosts
+            if hosts is None or not hosts.results(host_id, items):
+                self._reply(410, {"error": "gone"})
+                return
+            self._reply(200, {})
+
+        def _host_poll(self, url: urllib.parse.SplitResult) -> None:
+            query = urllib.parse.parse_qs(url.query)
+            try:
+                acked = int(query.get("acked", ["0"])[0])
+                since = int(query.get("since", ["-1"])[0])
+                wait_ms = min(int(query.get("wait_ms", ["0"])[0]), _MAX_WAIT_MS)
+            except ValueError:
+                self._reply(400, {"error": "acked, since and wait_ms must be integers"})
+                return
+            hosts = server.hosts
+            host_id = url.path[len(HOSTS_PATH) :]
+            doc = None if hosts is None else hosts.poll(host_id, acked, since, wait_ms)
+            if doc is None:
+                self._reply(410, {"error": "gone"})
+            else:
+                self._reply(200, doc)
+
         def do_GET(self) -> None:
             url = urllib.parse.urlsplit(self.path)
+            if url.path.startswith(HOSTS_PATH):
+                if not server.authorized(self.headers.get("Authorization")):
+                    self._reply(401, {"error": "unauthorized"})
+                    return
+                self._host_poll(url)
+                return
             if not url.path.startswith(_PREFIX):
                 self._reply(404, {"error": "not found"})
                 return
@@ -185,7 +253,7 @@ def _handler_for(server: ControlServer) -> type[BaseHTTPRequestHandler]:
                 self._reply(200, {"state": found[0], "version": found[1]})
 
         def _reply(self, status: int, doc: dict[str, Any]) -> None:
-            body = json.dumps(doc).encode()
+            body = orjson.dumps(doc)
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -1,10 +1,10 @@
 """Spark's Python daemon with what a lease imports imported once, before it forks workers.
 
 Spark starts one daemon per worker module (``python -m <spark.python.daemon.module> <worker
-module>``) and forks a Python worker from it per concurrent task. A lease worker then imports
-pandas, pyarrow and numpy (Spark's Arrow path of a Python data source), confluent-kafka and
-sparkcat's lease modules: ~0.8 s in each of them, and ~100 MB PSS each with 10 connectors
-running. Imported in the daemon instead, those pages are shared copy-on-write by every
+module>``) and forks a Python worker from it per concurrent task. A task host then imports
+confluent-kafka and sparkcat's lease modules, and a Spark-native connector's worker pandas,
+pyarrow and numpy (Spark's Arrow path): ~0.8 s in each of them, and ~100 MB PSS each with 10
+connectors running. Imported in the daemon instead, those pages are shared copy-on-write by every
 worker it forks (``gc.freeze`` keeps the collector from writing to them; ~53 MB PSS each),
 and a new worker starts with its imports done (bench/RESULTS.md, Footprint).
 
@@ -31,7 +31,8 @@ PRELOAD = (
     "pyspark.sql.worker.plan_data_source_read",
     "confluent_kafka",
     "orjson",
-    "sparkcat.engine.datasource",
+    "sparkcat.engine.task_hosts",
+    "sparkcat.runtime.tasks.host",
     "sparkcat.engine.shipping",
     "sparkcat.runtime.tasks.lease",
     "sparkcat.runtime.tasks.worker_source_task",

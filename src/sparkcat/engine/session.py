@@ -175,7 +175,7 @@ def _environ(name: str, value: str | None) -> Iterator[None]:
 # resolves links and sets permissions by running `readlink` and `chmod`: ~4 processes per
 # micro-batch and connector, 0.021 of the 0.1 core that 10 idle connectors may cost. The
 # FileSystem-based manager renames in Java; sparkcat's checkpoints are local scratch
-# (`sparkcat.engine.datasource`), where that rename is atomic (and it is Spark's own choice for
+# (Spark-native connectors' queries), where that rename is atomic (and it is Spark's own choice for
 # stores without FileContext, such as S3). The class moved in Spark 4.1.
 CHECKPOINT_MANAGER_KEY = "spark.sql.streaming.checkpointFileManagerClass"
 CHECKPOINT_MANAGERS = (

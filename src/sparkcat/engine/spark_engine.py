@@ -1,20 +1,19 @@
 """SparkEngine: the shipped :class:`~sparkcat.runtime.engine_api.Engine`.
 
-One SparkSession per worker; one streaming query per connector (see
-:mod:`sparkcat.engine.connector_query`). The engine is driven by the herder from its threads
-and by Spark's ``foreachBatch`` callbacks; a ticker thread issues leases that are due without a
-batch to trigger them (a restarted task, a sink whose topic appeared).
+One SparkSession per worker. Connectors' tasks run as leases on the worker's task hosts, a few
+long-running Spark tasks of one job (:mod:`sparkcat.engine.task_hosts`), each connector
+steered by a :class:`~sparkcat.engine.connector_query.ConnectorQuery`; Spark-native connectors
+run as streaming queries of their own. The engine is driven by the herder from its threads and
+by lease results; a ticker thread issues leases that are due without a result to trigger them
+(a restarted task, a sink whose topic appeared).
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -23,11 +22,11 @@ from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.connectors.spark.config import NATIVE_KEY
 from sparkcat.engine.connector_query import ConnectorQuery
 from sparkcat.engine.control_server import ControlServer
-from sparkcat.engine.datasource import LeaseDataSource
 from sparkcat.engine.native_sink import NativeSinkQuery
 from sparkcat.engine.native_source import NativeSourceQuery
 from sparkcat.engine.session import build_session, spark_settings
 from sparkcat.engine.shipping import Shipment
+from sparkcat.engine.task_hosts import TaskHosts
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.stores.offsets import OffsetStore
 
@@ -39,12 +38,6 @@ QUERY_START_WAIT_S = 30.0
 # How often the ticker looks at the connectors; each decides whether a lease is due (about
 # once a second, more often for a sink waiting for its topic: see ConnectorQuery.tick).
 TICK_S = 0.2
-
-
-def register_sources(session: SparkSession) -> None:
-    """The engine's Python data source: the lease source (Spark-native sinks read their Kafka
-    ranges through ``mapInArrow``, see :mod:`.native_read`)."""
-    session.dataSource.register(LeaseDataSource)
 
 
 def _handle_class(plan: ConnectorPlan) -> type[Any]:
@@ -78,9 +71,7 @@ class _SessionHandle:
     def _build(self, worker_config: dict[str, str]) -> None:
         try:
             session = build_session(worker_config)
-            # Before registering: the data source's Python function captures the includes.
             self._shipment.attach(session.sparkContext)
-            register_sources(session)
             self._session = session
         except BaseException as exc:  # surfaced to whoever needs the session
             self._error = exc
@@ -102,14 +93,14 @@ class _SessionHandle:
 
 
 class SparkEngine:
-    """Runs connectors as Structured Streaming queries on the worker's SparkSession."""
+    """Runs connectors on the worker's SparkSession: as leases on its task hosts, or as
+    Spark-native streaming queries."""
 
     def __init__(
         self,
         worker_config: Mapping[str, str],
         offset_store: OffsetStore,
         session: SparkSession | None = None,
-        state_dir: str | None = None,
     ) -> None:
         self._offsets = offset_store
         self._own_session = session is None
@@ -124,13 +115,10 @@ class SparkEngine:
         else:
             self.session = session
             self._shipment.attach(session.sparkContext)
-            register_sources(session)
-        self._own_state_dir = state_dir is None
-        self._state_dir = Path(state_dir or tempfile.mkdtemp(prefix="sparkcat-plans-"))
-        self._state_dir.mkdir(parents=True, exist_ok=True)
         self._queries: dict[str, Any] = {}  # ConnectorQuery or a native connector's handle
-        # Leases may run on other hosts: early ends reach them over the network.
+        # Leases may run on other hosts: their work, results and early ends go over the network.
         self._control = ControlServer(settings)
+        self._hosts = TaskHosts(self.session, self._control, self._worker)
         self._lock = threading.RLock()
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparkcat-start")
         self._closed = threading.Event()
@@ -172,13 +160,7 @@ class SparkEngine:
             query: Any
             if handle is ConnectorQuery:
                 query = ConnectorQuery(
-                    self.session,
-                    plan,
-                    listener,
-                    self._worker,
-                    self._offsets,
-                    self._state_dir,
-                    self._control,
+                    self._hosts, plan, listener, self._worker, self._offsets, self._control
                 )
             elif handle is NativeSinkQuery:
                 query = NativeSinkQuery(self.session, plan, listener, self._worker)
@@ -201,7 +183,7 @@ class SparkEngine:
             log.exception("Starting the query of connector %s failed", query.name)
             listener.on_connector_failed(query.name, f"Starting the query failed: {exc}")
             return
-        log.info("Connector %s runs as a streaming query (%d task(s))", query.name, tasks)
+        log.info("Connector %s runs (%d task(s))", query.name, tasks)
 
     def pause_connector(self, name: str) -> None:
         self._get(name).pause()
@@ -243,6 +225,7 @@ class SparkEngine:
         if queries:
             with ThreadPoolExecutor(max_workers=len(queries)) as pool:
                 list(pool.map(lambda q: q.stop(self._stop_timeout_s), queries))
+        self._hosts.close()
         self._control.close()
         if self._own_session:
             try:
@@ -250,8 +233,6 @@ class SparkEngine:
             except ConnectError:
                 pass  # Spark never started: nothing to stop
         self._shipment.close()
-        if self._own_state_dir:
-            shutil.rmtree(self._state_dir, ignore_errors=True)
 
     def _get(self, name: str) -> Any:
         with self._lock:

@@ -40,9 +40,7 @@ def engine(
         "offset.flush.interval.ms": "4000",
     }
     sys.path.insert(0, worker["plugin.path"])
-    engine = SparkEngine(
-        worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path / "plans")
-    )
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark)
     yield engine
     engine.close()
     sys.path.remove(worker["plugin.path"])

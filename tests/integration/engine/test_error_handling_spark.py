@@ -79,7 +79,7 @@ def engine(spark: Any, kafka_broker: Any, plugins_dir: Path, tmp_path: Path) -> 
         "offset.flush.interval.ms": "4000",
     }
     sys.path.insert(0, worker["plugin.path"])
-    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path))
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark)
     yield engine
     engine.close()
     sys.path.remove(worker["plugin.path"])

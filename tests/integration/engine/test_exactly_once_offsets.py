@@ -49,7 +49,7 @@ def worker(
 def engine(spark: Any, worker: dict[str, str], tmp_path: Path) -> Iterator[SparkEngine]:
     store = KafkaOffsetBackingStore(worker)
     store.start()
-    engine = SparkEngine(worker, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine = SparkEngine(worker, store, session=spark)
     yield engine
     engine.close()
     store.close()

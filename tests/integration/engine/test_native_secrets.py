@@ -73,7 +73,7 @@ def worker(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[Worker]:
         "config.providers.file.param.allowed.paths": str(vault),
     }
     store = MemoryOffsetStore()
-    engine = SparkEngine(props, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine = SparkEngine(props, store, session=spark)
     herder = StandaloneHerder(WorkerConfig(props), engine, store, default_registry(), "w:1")
     herder.mark_ready()
     try:

@@ -88,7 +88,7 @@ def engine(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[SparkEngin
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",
     }
-    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path))
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark)
     yield engine
     engine.close()
 

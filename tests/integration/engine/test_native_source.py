@@ -48,7 +48,7 @@ def engine(
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",
         "value.converter.schemas.enable": "false",
     }
-    engine = SparkEngine(worker, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine = SparkEngine(worker, store, session=spark)
     yield engine
     engine.close()
     client_cache.close_all()  # the topic-creation admin clients of the sources

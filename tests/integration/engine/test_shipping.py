@@ -50,7 +50,7 @@ def engine(spark: Any, kafka_broker: Any, entry: Path, tmp_path: Path) -> Iterat
         "plugin.path": str(entry),
         "max.batch.ms": "1000",
     }
-    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path / "p"))
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark)
     yield engine
     engine.close()
 

@@ -85,7 +85,7 @@ def worker(kafka_broker: Any, plugins_dir: Path) -> dict[str, str]:
 def engine(spark: Any, worker: dict[str, str], tmp_path: Path) -> Iterator[SparkEngine]:
     sys.path.insert(0, worker["plugin.path"])
     store = MemoryOffsetStore()
-    engine = SparkEngine(worker, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine = SparkEngine(worker, store, session=spark)
     engine.offset_store = store  # type: ignore[attr-defined]
     yield engine
     engine.close()

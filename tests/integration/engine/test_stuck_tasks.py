@@ -51,7 +51,7 @@ def worker(kafka_broker: Any, plugins_dir: Path) -> dict[str, str]:
 @pytest.fixture
 def engine(spark: Any, worker: dict[str, str], tmp_path: Path) -> Iterator[SparkEngine]:
     sys.path.insert(0, worker["plugin.path"])  # the test reads the plugin's event helpers
-    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark, state_dir=str(tmp_path))
+    engine = SparkEngine(worker, MemoryOffsetStore(), session=spark)
     yield engine
     engine.close()
     sys.path.remove(worker["plugin.path"])

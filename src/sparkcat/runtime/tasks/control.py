@@ -26,6 +26,11 @@ The lease side is a long poll on one background thread per lease, so the lease l
 :meth:`ControlChannel.stop_requested` only reads a flag (no syscall on the data path) and a
 ``pause`` or ``stop`` reaches the lease one network round trip after the driver sets it. Nothing
 here depends on a shared file system: executors on other hosts only need to reach the driver.
+
+Inside a task host (:mod:`sparkcat.runtime.tasks.host`), which runs hundreds of leases at once,
+the host's own long poll already brings every channel's state: the host installs a
+:class:`ChannelRelay` and the channels of its leases read the relay instead of polling the
+driver one connection per lease.
 """
 
 from __future__ import annotations
@@ -36,8 +41,18 @@ import logging
 import threading
 import urllib.parse
 import weakref
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["STOP_STATES", "ControlChannel", "address_issue", "control_address", "parse_address"]
+__all__ = [
+    "STOP_STATES",
+    "ChannelRelay",
+    "ControlChannel",
+    "address_issue",
+    "control_address",
+    "install_relay",
+    "parse_address",
+]
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +161,89 @@ class _Poller:
             conn.close()
 
 
+class _Relayed:
+    """A lease's channel as a task host relays it: the same flags as :class:`_Poller`."""
+
+    __slots__ = ("__weakref__", "first_answer", "issue", "key", "state", "stop_flag")
+
+    def __init__(self, key: str, issue: int | None) -> None:
+        self.key = key
+        self.issue = issue
+        self.state = ""
+        self.stop_flag = threading.Event()
+        self.first_answer = threading.Event()
+
+    def apply(self, channel: Mapping[str, Any] | None) -> None:
+        """Take the channel's state from the host's last answer (``None``: it is gone)."""
+        if self.stop_flag.is_set():
+            return
+        if channel is None:
+            state = "gone"
+        elif self.issue is not None and self.issue < int(channel["issue"]):
+            state = "stale"
+        else:
+            state = str(channel["state"])
+        self.state = state
+        if state in STOP_STATES or state == "gone":
+            self.stop_flag.set()
+        self.first_answer.set()
+
+    def close(self) -> None:
+        return None
+
+
+class ChannelRelay:
+    """Channel states a task host learns from its own long poll, for its leases' channels.
+
+    ``update`` takes the driver's ``{key: {"state", "issue"}}`` of every open channel; a
+    channel missing from it is gone. A lease started before the host's first answer waits
+    for it, as a polling lease waits for its first reply.
+    """
+
+    def __init__(self, base_url: str, token: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self._lock = threading.Lock()
+        self._channels: dict[str, Mapping[str, Any]] | None = None
+        self._watchers: weakref.WeakSet[_Relayed] = weakref.WeakSet()
+
+    def serves(self, address: str) -> bool:
+        url, _, token = address.partition("#")
+        return token == self.token and url.startswith(self.base_url + "/")
+
+    def attach(self, address: str) -> _Relayed:
+        url = address.partition("#")[0]
+        path = urllib.parse.urlsplit(url).path
+        key = urllib.parse.unquote(path.rsplit("/", 1)[-1])
+        watcher = _Relayed(key, address_issue(address))
+        with self._lock:
+            self._watchers.add(watcher)
+            channels = self._channels
+        if channels is not None:
+            watcher.apply(channels.get(key))
+        return watcher
+
+    def update(self, channels: Mapping[str, Mapping[str, Any]]) -> None:
+        with self._lock:
+            self._channels = dict(channels)
+            watchers = list(self._watchers)
+        for watcher in watchers:
+            watcher.apply(channels.get(watcher.key))
+
+    def end_all(self) -> None:
+        """The host stops: every lease it runs must end (as if each channel were gone)."""
+        self.update({})
+
+
+_relay: ChannelRelay | None = None
+
+
+def install_relay(relay: ChannelRelay | None) -> None:
+    """Make this process's channels read ``relay`` (a task host does; ``None`` undoes it)."""
+    global _relay
+    _relay = relay
+
+
 class ControlChannel:
     """A lease's view of its control channel; ``address=None`` means "never told to stop".
 
@@ -157,8 +255,12 @@ class ControlChannel:
     __slots__ = ("__weakref__", "_poller")
 
     def __init__(self, address: str | None) -> None:
-        self._poller: _Poller | None = None
+        self._poller: _Poller | _Relayed | None = None
         if address is None:
+            return
+        relay = _relay
+        if relay is not None and relay.serves(address):
+            self._poller = relay.attach(address)
             return
         poller = _Poller(address)
         self._poller = poller

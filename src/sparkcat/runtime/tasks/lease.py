@@ -23,7 +23,17 @@ from typing import Any, Literal
 from sparkcat.api.errors import ConnectError
 from sparkcat.runtime.tasks.control import ControlChannel
 
-__all__ = ["ControlWatch", "LeaseResult", "LeaseSpec", "resolver_for", "run_lease"]
+__all__ = [
+    "ControlWatch",
+    "LeaseResult",
+    "LeaseSpec",
+    "resolver_for",
+    "result_from_json",
+    "result_to_json",
+    "run_lease",
+    "spec_from_json",
+    "spec_to_json",
+]
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +141,39 @@ def failed_result(spec: LeaseSpec, trace: str, started: float) -> LeaseResult:
         trace,
         int((time.monotonic() - started) * 1000),
     )
+
+
+def spec_to_json(spec: LeaseSpec) -> dict[str, Any]:
+    return dataclasses.asdict(spec)
+
+
+def spec_from_json(doc: Mapping[str, Any]) -> LeaseSpec:
+    """Rebuild a LeaseSpec from its JSON form (JSON turned its tuples into lists)."""
+    values = dict(doc)
+    values["source_offsets"] = tuple(
+        (dict(p), dict(o)) for p, o in values.get("source_offsets", ())
+    )
+    values["assignment"] = tuple(
+        (str(t), int(p), None if o is None else int(o)) for t, p, o in values.get("assignment", ())
+    )
+    return LeaseSpec(**values)
+
+
+def result_to_json(result: LeaseResult) -> dict[str, Any]:
+    return dataclasses.asdict(result)
+
+
+def result_from_json(doc: Mapping[str, Any]) -> LeaseResult:
+    """Rebuild a LeaseResult from its JSON form."""
+    values = dict(doc)
+    values["source_offsets"] = tuple(
+        (dict(p), None if o is None else dict(o)) for p, o in values.get("source_offsets", ())
+    )
+    values["sink_offsets"] = tuple(
+        (str(t), int(p), int(o)) for t, p, o in values.get("sink_offsets", ())
+    )
+    values["topics"] = tuple(values.get("topics", ()))
+    return LeaseResult(**values)
 
 
 # The lease loops (worker_source_task, worker_sink_task) watch their channel through this name.

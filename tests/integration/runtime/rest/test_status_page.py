@@ -70,7 +70,7 @@ def worker(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[httpx.Clie
         "metrics.num.samples": "3",
     }
     store = MemoryOffsetStore()
-    engine = SparkEngine(props, store, session=spark, state_dir=str(tmp_path / "plans"))
+    engine = SparkEngine(props, store, session=spark)
     port = free_port()
     herder = StandaloneHerder(WorkerConfig(props), engine, store, PluginRegistry(),
                               f"127.0.0.1:{port}")  # fmt: skip

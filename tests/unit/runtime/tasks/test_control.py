@@ -176,3 +176,34 @@ def test_a_lease_of_an_earlier_issue_is_told_stale(server: ControlServer) -> Non
     finally:
         for channel in (running, late, current):
             channel.close()
+
+
+def test_a_relayed_channel_follows_the_hosts_answers_without_polling(
+    server: ControlServer,
+) -> None:
+    from sparkcat.runtime.tasks.control import ChannelRelay, install_relay
+
+    channel = server.open_channel("run")
+    key = channel.partition("#")[0].rsplit("/", 1)[-1]
+    old_issue = server.new_issue(channel)
+    new_issue = server.new_issue(channel)
+    relay = ChannelRelay(server.base_url, server.token)
+    install_relay(relay)
+    try:
+        current, stale = ControlChannel(new_issue), ControlChannel(old_issue)
+        other = ControlChannel(channel.replace(server.token, "someone-else"))
+        assert not current.wait_first_answer(0.05)  # nothing relayed yet
+        relay.update({key: {"state": "run", "issue": 2}})
+        assert current.state() == "run" and not current.stop_requested()
+        assert stale.state() == "stale" and stale.stop_requested()
+        relay.update({key: {"state": "pause", "issue": 2}})
+        assert current.state() == "pause" and current.stop_requested()
+        late = ControlChannel(new_issue)  # a lease started after the pause: told at once
+        assert late.stop_requested()
+        relay.update({})
+        assert not other.stop_requested()  # another server's channel: polled, not relayed
+        fresh = ControlChannel(new_issue)
+        assert fresh.state() == "gone" and fresh.stop_requested()
+        other.close()
+    finally:
+        install_relay(None)
