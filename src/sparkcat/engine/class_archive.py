@@ -5,8 +5,9 @@ most of its start on two cores. A JVM started with ``-XX:ArchiveClassesAtExit`` 
 classes it loaded to an archive when it exits (Java's dynamic CDS, JDK 13 and later); a JVM
 started with ``-XX:SharedArchiveFile`` maps them from there instead (bench/RESULTS.md,
 Start-up). :func:`make_archive` (``sparkcat jvm-archive``, run by ``make setup``) starts a
-session, runs one micro-batch of a sparkcat query and exits, so that the archive holds what a
-worker loads first; :func:`java_options` hands the archive to every later driver JVM.
+session, runs a DataFrame job and a Python job (as task hosts and Spark-native connectors
+do) and exits, so that the archive holds what a worker loads first; :func:`java_options`
+hands the archive to every later driver JVM.
 
 An archive only fits the JVM binary, the Spark home and the class path it was made with, so
 one is kept per combination (:func:`archive_path`) in the user's cache directory. A JVM that
@@ -144,8 +145,8 @@ def make_archive(worker_config: Mapping[str, str]) -> tuple[Path, float]:
 
 
 def _run_and_exit(config: Mapping[str, str], logs: Path) -> None:
-    """Start a session, run a micro-batch of a streaming query and a Python job, then let the
-    JVM exit on its own (it writes the archive as it exits; a killed JVM writes none)."""
+    """Start a session, run a DataFrame job and a Python job, then let the JVM exit on its own
+    (it writes the archive as it exits; a killed JVM writes none)."""
     from pyspark import SparkContext
 
     from sparkcat.engine.session import build_session
@@ -153,20 +154,7 @@ def _run_and_exit(config: Mapping[str, str], logs: Path) -> None:
     os.environ["LOG_DIR"] = str(logs)  # the dump's thousands of CDS lines stay out of the way
     spark = build_session(config)
     try:
-        # Streaming (Spark-native connectors run as streaming queries) ...
-        batches: list[int] = []
-        query = (
-            spark.readStream.format("rate")
-            .option("rowsPerSecond", 10)
-            .load()
-            .writeStream.foreachBatch(lambda df, _: batches.append(len(df.collect())))
-            .option("checkpointLocation", str(logs / "checkpoint"))
-            .start()
-        )
-        deadline = time.monotonic() + 120
-        while not batches and query.isActive and time.monotonic() < deadline:
-            time.sleep(0.2)
-        query.stop()
+        spark.range(100).selectExpr("sum(id)").collect()  # Spark SQL, as native connectors
         # ... and a Python job, as the task hosts are.
         spark.sparkContext.parallelize(range(4), 2).map(lambda x: x + 1).collect()
     finally:

@@ -47,7 +47,6 @@ class LeaseBounds:
     max_ms: int
     idle_max_ms: int
     max_records: int
-    trigger_ms: int
 
 
 def _setting(
@@ -60,13 +59,13 @@ def _setting(
 def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> LeaseBounds:
     """Lease bounds from the connector config, else the worker config, else defaults.
 
-    A lease with data lasts up to ``max.batch.ms`` (5 s: the ~0.3 CPU-s fixed cost of a
-    micro-batch is then a few percent) or ``max.batch.records``. An idle lease doubles in
+    A lease with data lasts up to ``max.batch.ms`` (5 s: the fixed cost of a lease, a task
+    start and stop and a commit, is then small) or ``max.batch.records``. An idle lease doubles in
     length up to ``offset.flush.interval.ms`` (at most 60 s), so idle connectors cost little
     CPU; once a record arrives, such a lease ends ``max.batch.ms`` after it
     (``LeaseSpec.data_max_ms``): its commit, and the flush of a sink that buffers until
     ``flush`` (FileStreamSink does), then wait no longer than in a busy connector. Leases
-    stretch only while every task of the micro-batch is idle (a batch lasts as long as its
+    stretch only while every task of the round is idle (a round lasts as long as its
     longest lease).
     """
     max_ms = _setting("max.batch.ms", connector, worker, 5000)
@@ -75,16 +74,15 @@ def lease_bounds(connector: Mapping[str, str], worker: Mapping[str, str]) -> Lea
         max_ms=max_ms,
         idle_max_ms=max(max_ms, min(flush_ms, 60000)),
         max_records=_setting("max.batch.records", connector, worker, MAX_BATCH_RECORDS_DEFAULT),
-        trigger_ms=_setting("sparkcat.trigger.interval.ms", connector, worker, 1000),
     )
 
 
 def batch_max_ms(bounds: LeaseBounds, idle_streaks: list[int]) -> int:
-    """The ``max_ms`` of every lease of one micro-batch, given each task's count of idle
-    leases in a row: doubled per idle lease, up to ``idle_max_ms``, only while *every* task
-    is idle. A micro-batch ends when its last lease does, so one finished task must not pace
-    the busy ones at ``offset.flush.interval.ms`` per batch (as a task that failed over next
-    to a finished one would be)."""
+    """The ``max_ms`` of every lease of one round, given each task's count of idle leases in
+    a row: doubled per idle lease, up to ``idle_max_ms``, only while *every* task is idle. A
+    round ends when its last lease does, so one finished task must not pace the busy ones at
+    ``offset.flush.interval.ms`` per round (as a task that failed over next to a finished one
+    would be)."""
     idle = min(idle_streaks, default=0)
     return min(bounds.max_ms << min(idle, 8), bounds.idle_max_ms)
 

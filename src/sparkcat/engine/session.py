@@ -46,9 +46,10 @@ SPARK_LOG_NAME = "spark.log"
 DEFAULT_SPARK_LOG_LEVEL = "ERROR"
 
 # Why each default:
-# - spark.master: a lease holds a task slot for its whole duration and mostly waits on I/O, so
-#   local mode gets more slots than cores (ARCHITECTURE §3); ",2" allows one retry of a task
-#   whose Python worker crashed (spark.task.maxFailures is ignored in plain local[N]).
+# - spark.master: task hosts hold their slots for the worker's life (engine.task_hosts) and
+#   Spark-native connectors need slots of their own, so local mode gets more slots than
+#   cores; ",2" allows one retry of a task whose Python worker crashed
+#   (spark.task.maxFailures is ignored in plain local[N]).
 # - FAIR scheduling with one shared pool, declared in the shipped pool file: one heavy
 #   connector does not set the pace of the others, and a shared pool avoids the name
 #   tie-break starvation of per-query pools.
@@ -71,7 +72,7 @@ DEFAULTS: dict[str, str] = {
 # JVM options sparkcat puts in front of the user's spark.driver.extraJavaOptions (later
 # options win, so the user's own -D and -XX settings still override these). The driver JVM
 # only relays small lease results (Python workers copy the records), so it gains nothing from
-# the C2 compiler, which otherwise burns about a core-second per micro-batch in the first
+# the C2 compiler, which otherwise burns about a core-second per Spark job in the first
 # minute; one GC thread suits its small heap on a shared machine (bench/RESULTS.md, Start-up).
 JVM_OPTIONS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 

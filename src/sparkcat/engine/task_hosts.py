@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 HOSTS_KEY = "sparkcat.task.hosts"
 # A host that has not polled for this long is lost (it polls at least every 5 s).
 HOST_TIMEOUT_S = 20.0
+# A lease that found no host up for this long fails its task: truthful status, not RUNNING.
+BACKLOG_TIMEOUT_S = 90.0
 _JOB_GROUP = "sparkcat-task-hosts"
 
 OnResult = Callable[[str, LeaseResult | None], None]
@@ -76,6 +78,7 @@ class _Lease:
     on_result: OnResult
     host: str | None = None
     seq: int = 0
+    queued_at: float = field(default_factory=time.monotonic)
 
 
 @dataclass(slots=True)
@@ -270,6 +273,12 @@ class TaskHosts:
                     log.warning("Task host %s has not polled for %.0f s", host.host_id,
                                 now - host.last_seen)  # fmt: skip
                     self._lose_locked(host)
+                stale = [x for x in self._backlog if now - x.queued_at > BACKLOG_TIMEOUT_S]
+                for lease in stale:
+                    self._backlog.remove(lease)
+                    self._leases.pop(lease.lease_id, None)
+            for lease in stale:
+                self._callback(lease, _unscheduled(lease))
 
     def _ensure_job(self) -> None:
         """Start the hosts' Spark job on first use (``session=None``: hosts are run by the
@@ -310,6 +319,18 @@ class TaskHosts:
             if self._closing.wait(min(2.0**failures, 30.0) if failures else 0.5):
                 return
             log.warning("The task hosts ended while the worker runs; starting them again")
+
+
+def _unscheduled(lease: _Lease) -> LeaseResult:
+    """The result of a lease no task host took: its task fails, saying why."""
+    spec = lease.spec
+    trace = (
+        "org.apache.kafka.connect.errors.ConnectException: no task host took this task's lease "
+        f"within {BACKLOG_TIMEOUT_S:.0f} s: the worker's Spark job of task hosts did not start "
+        "(no executor, no free task slot, or Spark failed: see the worker log); restart the "
+        "task once Spark has room"
+    )
+    return LeaseResult(spec["connector"], spec["task"], spec["generation"], 0, 0, (), (), trace, 0)
 
 
 def _call(on_result: OnResult, lease_id: str, result: LeaseResult | None) -> None:

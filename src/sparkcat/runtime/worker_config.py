@@ -15,14 +15,17 @@ sparkcat's own keys:
 ``spark.master`` (default ``local[*]``)
     The Spark master of the worker's SparkSession.
 ``max.batch.ms`` (default 5000) and ``max.batch.records`` (default 10000000)
-    The bounds of one *lease* — one task instance's work for one micro-batch. A lease ends
-    after this many milliseconds or once this many records were copied, whichever comes
-    first. A micro-batch costs ~250 ms of fixed Spark overhead, so shorter leases waste
-    throughput, and a lease commits offsets when it ends, so longer ones delay commits and
-    occupy a Spark task slot. The record bound is above what one task copies in 5 s: with
-    1000000, a task copying 500k records/s handed its lease over every 2 s (bench/RESULTS.md,
-    Pipeline). Both may also be set per connector (same key names in the
-    connector config; :func:`lease_bounds` merges them).
+    The bounds of one *lease* — one task instance's run between two offset commits. A lease
+    ends after this many milliseconds or once this many records were copied, whichever comes
+    first. Each lease starts and stops the task instance, so shorter leases waste
+    throughput, and a lease commits offsets when it ends, so longer ones delay commits. The
+    record bound is above what one task copies in 5 s: with 1000000, a task copying 500k
+    records/s handed its lease over every 2 s (bench/RESULTS.md, Pipeline). Both may also be
+    set per connector (same key names in the connector config; ``lease_bounds`` in
+    ``sparkcat.engine.connector_query`` merges them).
+``sparkcat.task.hosts`` (default: derived from the Spark master)
+    How many long-running Spark tasks (task hosts) run the worker's leases, each any number
+    of them on threads (see ``sparkcat.engine.task_hosts``).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ OFFSET_STORAGE_FILE_FILENAME_CONFIG = "offset.storage.file.filename"
 CONNECTOR_CLIENT_POLICY_CLASS_CONFIG = "connector.client.config.override.policy"
 SPARK_MASTER_CONFIG = "spark.master"
 SPARK_MASTER_DEFAULT = "local[*]"
+TASK_HOSTS_CONFIG = "sparkcat.task.hosts"
 MAX_BATCH_MS_CONFIG = "max.batch.ms"
 MAX_BATCH_MS_DEFAULT = 5000
 MAX_BATCH_RECORDS_CONFIG = "max.batch.records"
@@ -170,7 +174,11 @@ def base_config_def() -> ConfigDef:
         .define(SPARK_MASTER_CONFIG, t.STRING, SPARK_MASTER_DEFAULT, None, imp.MEDIUM,
                 "Spark master of the worker's SparkSession; other spark.* keys pass through.")
         .define(MAX_BATCH_MS_CONFIG, t.LONG, MAX_BATCH_MS_DEFAULT, Range.at_least(1), imp.MEDIUM,
-                "Longest duration of one task lease (one micro-batch), in ms.")
+                "Longest duration of one task lease (a task's run between offset commits), "
+                "in ms.")
+        .define(TASK_HOSTS_CONFIG, t.INT, None, Range.at_least(1), imp.LOW,
+                "Spark tasks that host the worker's leases (unset: half the Spark slots, at "
+                "most 4 on a local master).")
         .define(MAX_BATCH_RECORDS_CONFIG, t.LONG, MAX_BATCH_RECORDS_DEFAULT, Range.at_least(1),
                 imp.MEDIUM, "Most records one task lease copies.")
     )  # fmt: skip

@@ -164,3 +164,18 @@ def test_host_count_defaults() -> None:
     assert host_count("7", "local[2]", 2) == 7
     with pytest.raises(ValueError, match=r"sparkcat\.task\.hosts"):
         host_count("0", "local[2]", 2)
+
+
+def test_a_lease_no_host_takes_fails_its_task_saying_why(
+    hosts: tuple[ControlServer, TaskHosts], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sparkcat.engine import task_hosts
+
+    monkeypatch.setattr(task_hosts, "BACKLOG_TIMEOUT_S", 0.5)
+    _, pool = hosts
+    results = Results()
+    spec = LeaseSpec("c", 3, 7, "source", {}, {}, {}, 1000, 10, None)
+    lease = pool.submit(spec, results)  # no host ever comes up
+    result = results.wait([lease], 5)[lease]
+    assert result is not None and (result.connector, result.task, result.generation) == ("c", 3, 7)
+    assert "no task host took this task's lease" in (result.trace or "")

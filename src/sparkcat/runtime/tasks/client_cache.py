@@ -37,7 +37,7 @@ __all__ = [
 _FLUSH_AT_EXIT_S = 5.0
 
 _lock = threading.Lock()
-_producers: dict[frozenset[tuple[str, Any]], Producer] = {}
+_producers: dict[frozenset[tuple[str, Any]], tuple[Any, Producer]] = {}
 _admins: dict[frozenset[tuple[str, Any]], AdminClient] = {}
 _consumers: dict[tuple[str, int, frozenset[tuple[str, Any]]], CachedConsumer] = {}
 
@@ -46,15 +46,20 @@ def _freeze(config: Mapping[str, Any]) -> frozenset[tuple[str, Any]]:
     return frozenset((k, v if not callable(v) else id(v)) for k, v in config.items())
 
 
-def get_producer(config: Mapping[str, Any]) -> Producer:
-    """The process's producer for ``config``, created on first use. Thread-safe."""
+def get_producer(config: Mapping[str, Any], tag: Any = None) -> Producer:
+    """The process's producer for ``config``, created on first use. Thread-safe.
+
+    A different ``tag`` (the issue of the lease's control channel) replaces the cached
+    producer with a new one: a lease abandoned under an earlier issue may still hold the old
+    one (a task stuck in ``poll()`` keeps its thread), and a lease's flush must count only its
+    own records. The old producer is left to whoever still holds it."""
     key = _freeze(config)
     with _lock:
-        producer = _producers.get(key)
-        if producer is None:
-            producer = Producer(dict(config))
-            _producers[key] = producer
-        return producer
+        cached = _producers.get(key)
+        if cached is None or cached[0] != tag:
+            cached = (tag, Producer(dict(config)))
+            _producers[key] = cached
+        return cached[1]
 
 
 def get_admin(config: Mapping[str, Any]) -> AdminClient:
@@ -71,7 +76,7 @@ def get_admin(config: Mapping[str, Any]) -> AdminClient:
 def discard_producer(producer: Producer) -> None:
     """Forget ``producer`` (e.g. after a fatal error) so the next lease creates a new one."""
     with _lock:
-        for key, cached in list(_producers.items()):
+        for key, (_, cached) in list(_producers.items()):
             if cached is producer:
                 del _producers[key]
     producer.flush(0)
@@ -118,7 +123,7 @@ def checkin_consumer(
 def close_all() -> None:
     """Flush and drop every cached producer, close every cached consumer."""
     with _lock:
-        producers = list(_producers.values())
+        producers = [producer for _, producer in _producers.values()]
         consumers = list(_consumers.values())
         _producers.clear()
         _consumers.clear()

@@ -33,6 +33,7 @@ from sparkcat.runtime.errors.operator import ProcessingContext, Stage
 from sparkcat.runtime.errors.task import TaskErrorHandling
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, new_counters
 from sparkcat.runtime.tasks import client_cache, exactly_once
+from sparkcat.runtime.tasks.control import address_issue
 from sparkcat.runtime.tasks.lease import (
     ControlWatch,
     LeaseResult,
@@ -83,7 +84,9 @@ def run_source_lease(spec: LeaseSpec) -> LeaseResult:
     )
     if not wants_commit_record:
         config["delivery.report.only.error"] = True  # type: ignore[assignment]
-    producer = client_cache.get_producer(config)
+    # Per issue of the control channel: an abandoned lease of an earlier issue keeps its own.
+    issue = address_issue(spec.control) if spec.control else None
+    producer = client_cache.get_producer(config, issue)
     errors = TaskErrorHandling.for_task(
         spec.connector, spec.task, spec.connector_config, spec.worker_config, sink=False
     )
