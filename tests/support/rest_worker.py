@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,7 +22,7 @@ from sparkcat.runtime.worker_config import WorkerConfig
 
 
 @contextmanager
-def rest_worker(spark: Any, props: Mapping[str, str], state_dir: Path) -> Iterator[httpx.Client]:
+def rest_worker(spark: Any, props: Mapping[str, str]) -> Iterator[httpx.Client]:
     """Run a worker with ``props`` on ``spark``; yield a client of its REST API.
 
     A ``plugin.path`` entry is also put on this process's ``sys.path`` for the worker's life,

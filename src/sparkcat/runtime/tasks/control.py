@@ -196,8 +196,7 @@ class ChannelRelay:
     """Channel states a task host learns from its own long poll, for its leases' channels.
 
     ``update`` takes the driver's ``{key: {"state", "issue"}}`` of every open channel; a
-    channel missing from it is gone. A lease started before the host's first answer waits
-    for it, as a polling lease waits for its first reply.
+    channel missing from it is gone.
     """
 
     def __init__(self, base_url: str, token: str) -> None:
@@ -211,17 +210,25 @@ class ChannelRelay:
         url, _, token = address.partition("#")
         return token == self.token and url.startswith(self.base_url + "/")
 
-    def attach(self, address: str) -> _Relayed:
-        url = address.partition("#")[0]
-        path = urllib.parse.urlsplit(url).path
-        key = urllib.parse.unquote(path.rsplit("/", 1)[-1])
-        watcher = _Relayed(key, address_issue(address))
+    def attach(self, address: str) -> _Relayed | None:
+        """A relayed view of the channel, or ``None`` if the host has not heard of it: a
+        host starts a lease only after the answer that brought it, which holds every channel
+        open when it was made, so an unknown channel is one opened later than the host's
+        last answer (the caller then polls it itself) or one already closed (the poll says
+        so at once)."""
+        key = _channel_key(address)
         with self._lock:
-            self._watchers.add(watcher)
             channels = self._channels
-        if channels is not None:
-            watcher.apply(channels.get(key))
+            if channels is None or key not in channels:
+                return None
+            watcher = _Relayed(key, address_issue(address))
+            self._watchers.add(watcher)
+        watcher.apply(channels[key])
         return watcher
+
+    def knows(self, address: str) -> bool:
+        with self._lock:
+            return self._channels is not None and _channel_key(address) in self._channels
 
     def update(self, channels: Mapping[str, Mapping[str, Any]]) -> None:
         with self._lock:
@@ -233,6 +240,11 @@ class ChannelRelay:
     def end_all(self) -> None:
         """The host stops: every lease it runs must end (as if each channel were gone)."""
         self.update({})
+
+
+def _channel_key(address: str) -> str:
+    path = urllib.parse.urlsplit(address.partition("#")[0]).path
+    return urllib.parse.unquote(path.rsplit("/", 1)[-1])
 
 
 _relay: ChannelRelay | None = None
@@ -261,7 +273,8 @@ class ControlChannel:
         relay = _relay
         if relay is not None and relay.serves(address):
             self._poller = relay.attach(address)
-            return
+            if self._poller is not None:
+                return
         poller = _Poller(address)
         self._poller = poller
         weakref.finalize(self, poller.close)

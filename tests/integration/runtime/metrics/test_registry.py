@@ -25,7 +25,7 @@ def worker(spark: Any, kafka_broker: Any, plugins_dir: Path, tmp_path: Path) -> 
         "plugin.path": str(plugins_dir),
         "max.batch.ms": "120000",  # no lease ends while the test looks
     }
-    with rest_worker(spark, props, tmp_path / "plans") as client:
+    with rest_worker(spark, props) as client:
         yield client
 
 

@@ -190,20 +190,21 @@ def test_a_relayed_channel_follows_the_hosts_answers_without_polling(
     relay = ChannelRelay(server.base_url, server.token)
     install_relay(relay)
     try:
-        current, stale = ControlChannel(new_issue), ControlChannel(old_issue)
-        other = ControlChannel(channel.replace(server.token, "someone-else"))
-        assert not current.wait_first_answer(0.05)  # nothing relayed yet
         relay.update({key: {"state": "run", "issue": 2}})
+        current, stale = ControlChannel(new_issue), ControlChannel(old_issue)
         assert current.state() == "run" and not current.stop_requested()
         assert stale.state() == "stale" and stale.stop_requested()
         relay.update({key: {"state": "pause", "issue": 2}})
         assert current.state() == "pause" and current.stop_requested()
         late = ControlChannel(new_issue)  # a lease started after the pause: told at once
         assert late.stop_requested()
-        relay.update({})
-        assert not other.stop_requested()  # another server's channel: polled, not relayed
-        fresh = ControlChannel(new_issue)
-        assert fresh.state() == "gone" and fresh.stop_requested()
-        other.close()
+        relay.update({key: {"state": "run", "issue": 2}})
+        running = ControlChannel(new_issue)
+        relay.update({})  # the channel was closed
+        assert running.state() == "gone" and running.stop_requested()
+        # A channel the host has not heard of (opened after its last answer) is polled.
+        unheard = ControlChannel(server.new_issue(server.open_channel("run")))
+        assert unheard.wait_first_answer(5) and unheard.state() == "run"
+        unheard.close()
     finally:
         install_relay(None)
