@@ -34,7 +34,7 @@ def jvm_archive_main(args: Sequence[str]) -> int:
     if if_missing and existing is not None and existing.is_file():
         print(f"sparkcat: Spark's JVM class archive is there: {existing}")
         return 0
-    print("sparkcat: making Spark's JVM class archive (a session, one micro-batch, ~20 s)")
+    print("sparkcat: making Spark's JVM class archive (a session and two small jobs, ~20 s)")
     try:
         path, seconds = class_archive.make_archive(config)
     except Exception as exc:

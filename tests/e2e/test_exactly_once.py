@@ -126,7 +126,13 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
         victim = next(w for w in workers if w.worker_id == owner)
         killed_at = time.monotonic()
         victim.kill_group()
+        before = len(read_topic(servers, topic, [0]).records)
         survivor = next(w for w in workers if w is not victim)
+        # The moved task's first committed record: within session.timeout.ms (6 s) +
+        # scheduled.rebalance.max.delay.ms (1 s) + 10 s of the kill.
+        wait_for(lambda: len(read_topic(servers, topic, [0]).records) > before, 60,
+                 "the moved task's first committed record", 0.2, survivor)  # fmt: skip
+        first_commit_s = time.monotonic() - killed_at
 
         def all_committed() -> bool:
             return len(read_topic(servers, topic).records) >= 2 * PER_TASK
@@ -143,9 +149,10 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
             assert worker_wide[key] == {"n": PER_TASK}  # written to both, as Kafka
         print(
             f"kill -9 mid-stream: {len(view.aborted)} aborted records left by the killed worker; "
-            f"start to kill {killed_at - started:.0f} s, kill to all committed "
-            f"{time.monotonic() - killed_at:.0f} s"
+            f"start to kill {killed_at - started:.0f} s, kill to the first committed record "
+            f"{first_commit_s:.1f} s, to all committed {time.monotonic() - killed_at:.0f} s"
         )
+        assert first_commit_s <= 6 + 1 + 10
     finally:
         for w in workers:
             w.cleanup()

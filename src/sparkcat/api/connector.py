@@ -143,9 +143,9 @@ class Connector(ABC):
 class Task(ABC):
     """A unit of copying work, configured by one entry of :meth:`Connector.task_configs`.
 
-    Task instances are created on a Spark executor for one lease (one micro-batch: see the
-    architecture, "Task instances live for one micro-batch") and are finished inside it: they
-    must not expect to see the same instance, process or open connections in the next lease.
+    Task instances are created on a Spark executor for one lease (a bounded run of the task
+    between two offset commits) and are finished inside it: they must not expect to see the
+    same instance, process or open connections in the next lease.
     Task instances are never pickled; create clients in ``start``.
     """
 

@@ -1,7 +1,7 @@
 """The worker's metrics: lease reports added up per task, with Kafka's windowed rates.
 
 :class:`ConnectMetrics` is owned by the herder. Engine callbacks feed it (one lease report per
-task per micro-batch, task state changes, error totals); :meth:`ConnectMetrics.collect` turns
+task per lease, task state changes, error totals); :meth:`ConnectMetrics.collect` turns
 it, together with a view of the connectors' current statuses, into :class:`Metric` values of
 Kafka Connect's groups (:mod:`.names`). Rates, averages and maxima are windowed as Kafka's
 (``metrics.sample.window.ms`` x ``metrics.num.samples``, :mod:`.stats`); totals count since the

@@ -1,10 +1,10 @@
-"""Leases: one task instance running for one micro-batch, as plain Python.
+"""Leases: one task instance running between two offset commits, as plain Python.
 
-The engine ships a :class:`LeaseSpec` to a Spark executor inside the task's input partition
-and calls :func:`run_lease` there; the :class:`LeaseResult` travels back to the driver, which
-commits its offsets (source offsets to the offset store, sink offsets to group
-``connect-<name>``) and reports the task's status. Nothing here imports pyspark, so leases are
-tested against the real broker without Spark.
+The engine sends a :class:`LeaseSpec` to a task host on a Spark executor
+(:mod:`sparkcat.runtime.tasks.host`), which calls :func:`run_lease` on a thread of its own; the
+:class:`LeaseResult` travels back to the driver, which commits its offsets (source offsets to
+the offset store, sink offsets to group ``connect-<name>``) and reports the task's status.
+Nothing here imports pyspark, so leases are tested against the real broker without Spark.
 
 ``run_lease`` never raises for a task's failure: the traceback text goes into
 :attr:`LeaseResult.trace` and the offsets of the work that did complete are still reported.
@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class LeaseSpec:
-    """What one lease runs: picklable, travels inside the Spark ``InputPartition``.
+    """What one lease runs: JSON-serialisable, travels to its task host over HTTP.
 
     ``source_offsets`` are the connector's known ``(partition, offset)`` pairs (source);
     ``assignment`` lists ``(topic, partition, start offset or None = earliest)`` (sink).
