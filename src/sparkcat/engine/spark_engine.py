@@ -26,7 +26,7 @@ from sparkcat.engine.native_sink import NativeSinkQuery
 from sparkcat.engine.native_source import NativeSourceQuery
 from sparkcat.engine.session import build_session, spark_settings
 from sparkcat.engine.shipping import Shipment
-from sparkcat.engine.task_hosts import TaskHosts
+from sparkcat.engine.task_hosts import TaskHosts, acquire_shared, release_shared
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.stores.offsets import OffsetStore
 
@@ -117,8 +117,11 @@ class SparkEngine:
             self._shipment.attach(session.sparkContext)
         self._queries: dict[str, Any] = {}  # ConnectorQuery or a native connector's handle
         # Leases may run on other hosts: their work, results and early ends go over the network.
-        self._control = ControlServer(settings)
-        self._hosts = TaskHosts(self.session, self._control, self._worker)
+        if self._own_session:
+            self._control = ControlServer(settings)
+            self._hosts = TaskHosts(self.session, self._control, self._worker)
+        else:  # an application's session: its engines share one job of hosts
+            self._control, self._hosts = acquire_shared(session, settings, self._worker, self)
         self._lock = threading.RLock()
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sparkcat-start")
         self._closed = threading.Event()
@@ -225,8 +228,11 @@ class SparkEngine:
         if queries:
             with ThreadPoolExecutor(max_workers=len(queries)) as pool:
                 list(pool.map(lambda q: q.stop(self._stop_timeout_s), queries))
-        self._hosts.close()
-        self._control.close()
+        if self._own_session:
+            self._hosts.close()
+            self._control.close()
+        else:
+            release_shared(self.session, self)
         if self._own_session:
             try:
                 self.session.stop()

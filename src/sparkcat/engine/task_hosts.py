@@ -44,7 +44,6 @@ HOSTS_KEY = "sparkcat.task.hosts"
 HOST_TIMEOUT_S = 20.0
 # A lease that found no host up for this long fails its task: truthful status, not RUNNING.
 BACKLOG_TIMEOUT_S = 90.0
-_JOB_GROUP = "sparkcat-task-hosts"
 
 OnResult = Callable[[str, LeaseResult | None], None]
 
@@ -110,6 +109,7 @@ class TaskHosts:
         self._job: threading.Thread | None = None
         self._callbacks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sparkcat-results")
         self.count = 0
+        self._job_group = f"sparkcat-task-hosts-{id(self):x}"
         control.hosts = self
         threading.Thread(target=self._reap_loop, name="sparkcat-host-reaper", daemon=True).start()
 
@@ -154,7 +154,7 @@ class TaskHosts:
             job.join(timeout_s)
             if job.is_alive():
                 try:
-                    self._session.sparkContext.cancelJobGroup(_JOB_GROUP)
+                    self._session.sparkContext.cancelJobGroup(self._job_group)
                 except Exception:  # Spark already stopped
                     log.debug("Cancelling the task hosts' job failed", exc_info=True)
         self._callbacks.shutdown(wait=False, cancel_futures=True)
@@ -302,7 +302,7 @@ class TaskHosts:
         failures = 0
         while not self._closing.is_set():
             sc.setLocalProperty("spark.scheduler.pool", POOL)
-            sc.setJobGroup(_JOB_GROUP, "sparkcat task hosts", interruptOnCancel=True)
+            sc.setJobGroup(self._job_group, "sparkcat task hosts", interruptOnCancel=True)
             log.info("Starting %d task host(s)", self.count)
             try:
                 sc.parallelize(range(self.count), self.count).mapPartitionsWithIndex(body).collect()
@@ -319,6 +319,41 @@ class TaskHosts:
             if self._closing.wait(min(2.0**failures, 30.0) if failures else 0.5):
                 return
             log.warning("The task hosts ended while the worker runs; starting them again")
+
+
+_shared_lock = threading.Lock()
+_shared: dict[int, tuple[ControlServer, TaskHosts, list[object]]] = {}
+
+
+def acquire_shared(
+    session: Any, settings: Mapping[str, str], worker_config: Mapping[str, str], owner: object
+) -> tuple[ControlServer, TaskHosts]:
+    """The control server and task hosts of an application's ``session``, shared by every
+    engine on it: several workers embedded in one application share its Spark slots, and
+    one job of hosts serves them all (a job per engine would hold slots per engine). The
+    first engine's ``sparkcat.task.hosts`` sets their number."""
+    with _shared_lock:
+        entry = _shared.get(id(session))
+        if entry is None:
+            control = ControlServer(settings)
+            entry = (control, TaskHosts(session, control, worker_config), [])
+            _shared[id(session)] = entry
+        entry[2].append(owner)
+        return entry[0], entry[1]
+
+
+def release_shared(session: Any, owner: object) -> None:
+    """``owner`` is done with ``session``'s hosts; the last one closes them."""
+    with _shared_lock:
+        entry = _shared.get(id(session))
+        if entry is None:
+            return
+        entry[2].remove(owner)
+        if entry[2]:
+            return
+        del _shared[id(session)]
+    entry[1].close()
+    entry[0].close()
 
 
 def _unscheduled(lease: _Lease) -> LeaseResult:

@@ -276,6 +276,14 @@ class PluginDesc:
         )
 
 
+# Plugins are imported one at a time per process. A task host runs many leases on threads,
+# and two threads importing the two halves of a package with a circular import (a package
+# whose __init__ imports a module that imports the package) deadlock in Python's per-module
+# import locks; Python breaks the deadlock by handing one of them a partially initialised
+# module, and its import fails.
+_IMPORT_LOCK = threading.RLock()
+
+
 def load_target(target: str, import_module: Any = importlib.import_module) -> type:
     """Import ``module:Qualified.Name`` (with ``import_module``) and return what it names."""
     module_name, _, qualname = target.partition(":")
@@ -333,7 +341,8 @@ class PluginRegistry:
         name = name.strip()
         base = kind_base(kind)
         try:
-            cls = self.find(name, kind)
+            with _IMPORT_LOCK:
+                cls = self.find(name, kind)
         except (ImportError, AttributeError, TypeError) as exc:
             raise ConnectError(self._not_found_message(name, kind)) from exc
         if cls is None or not issubclass(cls, base) or inspect.isabstract(cls):
@@ -480,7 +489,7 @@ class PluginRegistry:
                         entry.name, plugin_kind, entry.value, "classpath"
                     )
         order = {k: i for i, k in enumerate(LISTED_KINDS)}
-        return sorted(found.values(), key=lambda d: (order[d.kind], d.class_name))
+        return sorted(found.values(), key=lambda d: (order.get(d.kind, len(order)), d.class_name))
 
     def _describe(self, class_name: str, kind: str, target: str, location: str) -> PluginDesc:
         version = sparkcat.__version__ if class_name in self._builtins else "undefined"

@@ -3,6 +3,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -194,3 +195,47 @@ def poll_once(task: Any) -> str:
     task.start({"topic": "t"})
     (record,) = task.poll()
     return str(record.value)
+
+
+def test_threads_resolving_a_package_with_a_circular_import_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shape of sparkcat.connectors.jdbc: the package's __init__ imports its modules, and
+    # they import the package back. A task host resolves such classes for many leases on
+    # threads at the same moment; a thread that finds the package half imported by another
+    # goes straight into its module, and the two deadlock in Python's import locks.
+    import threading
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for round_ in range(3):
+        package = tmp_path / f"circ{round_}"
+        package.mkdir()
+        (package / "__init__.py").write_text(
+            "import time\ntime.sleep(0.05)\n"
+            + "".join(f"from circ{round_}.mod{i} import Task{i}\n" for i in range(4))
+        )
+        (package / "shared.py").write_text("VALUE = 1\n")
+        for i in range(4):
+            (package / f"mod{i}.py").write_text(
+                textwrap.dedent(f"""
+                import time
+                time.sleep(0.02)
+                from circ{round_} import shared
+                from sparkcat.api import SourceTask
+                class Task{i}(SourceTask):
+                    def version(self): return str(shared.VALUE)
+                    def start(self, props): pass
+                    def poll(self): return None
+                    def stop(self): pass
+            """)
+            )
+        registry = PluginRegistry()
+        barrier = threading.Barrier(4)
+
+        def resolve(i: int, registry: PluginRegistry = registry, b: Any = barrier) -> str:
+            b.wait()
+            time.sleep(0.01 * i)  # the first thread is inside __init__ when the others start
+            return registry.resolve(f"circ{round_}.mod{i}.Task{i}", "task").__name__  # noqa: B023
+
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(resolve, range(4))) == [f"Task{i}" for i in range(4)]
