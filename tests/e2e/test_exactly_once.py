@@ -137,7 +137,21 @@ def test_kill_9_mid_stream_every_record_exactly_once(kafka_broker: Any, tmp_path
         def all_committed() -> bool:
             return len(read_topic(servers, topic).records) >= 2 * PER_TASK
 
-        wait_for(all_committed, FAILOVER_TIMEOUT_S, "every record committed", 1.0, survivor)
+        try:
+            wait_for(all_committed, FAILOVER_TIMEOUT_S, "every record committed", 1.0, survivor)
+        except AssertionError as exc:
+            view = read_topic(servers, topic)
+            seen = {p: {v for v in view.values(p) if v is not None} for p in (0, 1)}
+            missing = {
+                p: sorted(n for n in range(PER_TASK) if f"{p}:{n}".encode() not in seen[p])
+                for p in (0, 1)
+            }
+            raise AssertionError(
+                f"{exc}\nmissing per partition (first 5, count): "
+                f"{ {p: (m[:5], len(m)) for p, m in missing.items()} }; committed "
+                f"{len(view.records)}, aborted {len(view.aborted)}, open {len(view.open)}; "
+                f"offsets {_offsets(servers, own_offsets)}"
+            ) from None
         view = read_topic(servers, topic)
         for partition in (0, 1):
             expected = [f"{partition}:{n}".encode() for n in range(PER_TASK)]

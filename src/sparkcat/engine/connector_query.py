@@ -26,7 +26,7 @@ from sparkcat.runtime.metrics.counters import REPORT_COMMIT, REPORT_COMMIT_S
 from sparkcat.runtime.stores import connector_offsets
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks import exactly_once
-from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction
+from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction, settle_committed
 from sparkcat.runtime.tasks.lease import LeaseResult, LeaseSpec
 from sparkcat.runtime.worker_config import MAX_BATCH_RECORDS_DEFAULT
 
@@ -130,6 +130,9 @@ class ConnectorQuery:
             else None
         )
         self._closing = threading.Event()
+        # No lease before start() has read the offsets (and opened the connector's own
+        # offsets topic): the ticker sees this connector as soon as it is registered.
+        self._started = False
         self.failure: str | None = None  # never set: a lost lease fails its task, not this
 
     # -- lifecycle (herder side) ---------------------------------------------------------
@@ -147,6 +150,7 @@ class ConnectorQuery:
                 self._close_own_offsets()
                 return
             self._control.set_state(self._channel, "run")
+            self._started = True
             self._issue_locked()
         if self._state == PAUSED:
             self._report_paused()
@@ -307,6 +311,18 @@ class ConnectorQuery:
             read(30.0)
         except Exception as exc:
             log.warning("Could not read the offsets of %s to the end: %s", self.name, exc)
+        if self._exactly_once:
+            try:
+                corrected = settle_committed(self._offsets, self._worker)
+            except Exception as exc:  # a broker that resolves transactions needs none of it
+                log.warning("Could not check the offsets of %s for uncommitted transactions: "
+                            "%s", self.name, exc)  # fmt: skip
+            else:
+                if corrected:
+                    log.info(
+                        "%s: %d source offset(s) came from transactions that did not commit; "
+                        "their committed values are used", self.name, corrected,
+                    )  # fmt: skip
 
     def _runnable(self) -> list[int]:
         return [t for t in self._plan.task_ids() if t not in self._failed]
@@ -347,7 +363,7 @@ class ConnectorQuery:
     def _issue_locked(self) -> None:
         """Issue a round (one lease per runnable task) if the connector runs and none is in
         flight."""
-        if self._round or self._state != RUNNING or self._closing.is_set():
+        if self._round or self._state != RUNNING or self._closing.is_set() or not self._started:
             return
         specs = self._specs_locked()
         if not specs:

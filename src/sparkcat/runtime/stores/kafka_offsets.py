@@ -151,6 +151,17 @@ class KafkaOffsetBackingStore:
                 else:
                     self._data[key] = value
 
+    def restore_raw(self, items: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Set keys to the given serialized values (``None``: forget the key): a reader that
+        resolves transactions itself corrects what this store took from aborted ones."""
+        with self._lock:
+            self._check_open()
+            for key, value in items:
+                if value is None:
+                    self._data.pop(key, None)
+                else:
+                    self._data[key] = value
+
     def flush(self) -> None:
         self._check_open()
 

@@ -133,6 +133,30 @@ def after_transaction(
                         "topic: %s", connector, exc)  # fmt: skip
 
 
+def settle_committed(store: Any, worker: Mapping[str, Any]) -> int:
+    """Make ``store`` hold only committed offsets; the number of keys corrected.
+
+    A read_committed reader must not see offset records of transactions that were aborted or
+    are still open (a task instance killed mid-transaction); a broker that shows them anyway
+    (the embedded one does) would make the task's next instance start after records that
+    never committed, and lose them. So the connector's offsets topic is read once more with
+    transactions resolved here, and every key written by such a transaction gets its last
+    committed value back (or falls back to the worker's copy when it has none)."""
+    from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+
+    primary = _primary(store)
+    topic, restore = getattr(primary, "topic", None), getattr(primary, "restore_raw", None)
+    if topic is None or restore is None:
+        return 0
+    view = read_topic(str(worker.get("bootstrap.servers", "")), topic, timeout_s=10.0)
+    doubtful = {r.key for r in (*view.aborted, *view.open) if r.key is not None}
+    if not doubtful:
+        return 0
+    committed = {r.key: r.value for r in view.records if r.key in doubtful}
+    restore([(key, committed.get(key)) for key in doubtful])
+    return len(doubtful)
+
+
 def write_offsets(
     store: Any,
     worker: Mapping[str, Any],
