@@ -1,0 +1,55 @@
+"""Offsets from transactions that did not commit never reach a task (the real broker shows
+them to read_committed readers; the worker corrects its view with the committed reader)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
+from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes
+from sparkcat.runtime.tasks.exactly_once.offsets_writer import settle_committed
+
+pytestmark = pytest.mark.broker
+
+
+def test_offsets_of_aborted_and_open_transactions_are_set_back_to_committed_ones(
+    kafka_broker: Any,
+) -> None:
+    servers = kafka_broker.bootstrap_servers
+    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
+        topic
+    ].result(30)
+    key_a, key_b = offset_key_bytes("c", {"task": "a"}), offset_key_bytes("c", {"task": "b"})
+    plain = Producer({"bootstrap.servers": servers})
+    plain.produce(topic, offset_value_bytes({"n": 10}), key_a)
+    assert plain.flush(30) == 0
+    aborting = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-1"})
+    aborting.init_transactions(30)
+    aborting.begin_transaction()
+    aborting.produce(topic, offset_value_bytes({"n": 99}), key_a)  # records 10..98 never commit
+    aborting.flush(30)
+    aborting.abort_transaction(30)
+    hanging = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-2"})
+    hanging.init_transactions(30)
+    hanging.begin_transaction()
+    hanging.produce(topic, offset_value_bytes({"n": 7}), key_b)  # killed mid-transaction
+    hanging.flush(30)
+
+    store = KafkaOffsetBackingStore({"bootstrap.servers": servers}, topic)
+    store.start()
+    try:
+        assert settle_committed(store, {"bootstrap.servers": servers}) == 2
+        assert store.get("c", {"task": "a"}) == {"n": 10}
+        assert store.get("c", {"task": "b"}) is None  # nothing committed: the worker's copy
+        assert settle_committed(store, {"bootstrap.servers": servers}) == 2  # idempotent
+        assert store.get("c", {"task": "a"}) == {"n": 10}
+    finally:
+        store.close()
+        hanging.abort_transaction(30)
