@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+import urllib.error
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -82,6 +83,19 @@ def summary(label: str, delays: list[float], expected: int) -> str:
         f" / p90 {_quantile(delays, 0.9):.1f} / p99 {_quantile(delays, 0.99):.1f} / max "
         f"{max(delays):.1f} s"
     )
+
+
+def put_config(worker: Worker, name: str, config: dict[str, str]) -> None:
+    """``PUT /connectors/<name>/config``, again while the group rebalances (Kafka's 409)."""
+    deadline = time.monotonic() + 600
+    while True:
+        try:
+            worker.rest("PUT", f"/connectors/{name}/config", config)
+            return
+        except urllib.error.HTTPError as exc:
+            if exc.code != 409 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def all_running(worker: Worker, names: list[str]) -> bool:
@@ -144,8 +158,7 @@ def main() -> None:
             names = [name for name, _ in configs]
             started = time.monotonic()
             with ThreadPoolExecutor(8) as pool:
-                list(pool.map(lambda c: workers[0].rest("PUT", f"/connectors/{c[0]}/config",
-                                                         c[1]), configs))  # fmt: skip
+                list(pool.map(lambda c: put_config(workers[0], *c), configs))
             _until(lambda: all_running(workers[0], names), 900, "every connector RUNNING")
             create_s = time.monotonic() - started
             print(f"{len(names)} connectors RUNNING {create_s:.0f} s after the first PUT; "
