@@ -32,14 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench_exactly_once import Worker, _until
+from bench_many_connectors import _quantile
 from bench_pipeline import tree_rss_mb
 
 from sparkcat.kafka.broker import EmbeddedBroker
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _lines(path: Path) -> list[str]:

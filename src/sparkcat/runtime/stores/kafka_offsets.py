@@ -142,14 +142,7 @@ class KafkaOffsetBackingStore:
         """Take offsets that another producer committed to this topic into this store's view
         now, without waiting for the reader to reach them (it applies the same records when
         it does)."""
-        encoded = [(offset_key_bytes(connector, p), offset_value_bytes(o)) for p, o in items]
-        with self._lock:
-            self._check_open()
-            for key, value in encoded:
-                if value is None:
-                    self._data.pop(key, None)
-                else:
-                    self._data[key] = value
+        self.restore_raw((offset_key_bytes(connector, p), offset_value_bytes(o)) for p, o in items)
 
     def restore_raw(self, items: Iterable[tuple[bytes, bytes | None]]) -> None:
         """Set keys to the given serialized values (``None``: forget the key): a reader that
