@@ -4,6 +4,7 @@ the listener (the herder) as the Spark engine does after a lease."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
@@ -34,3 +35,35 @@ class PlanRecordingEngine:
 
     def close(self) -> None:
         self.plans.clear()
+
+
+class RecordingListener:
+    """The engine's view of the herder: task states and copied-record counts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.states: dict[tuple[str, int], str] = {}
+        self.traces: dict[tuple[str, int], str] = {}
+        self.records: dict[str, int] = {}
+        self.connector_failures: dict[str, str] = {}
+
+    def on_task_running(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "RUNNING"
+
+    def on_task_paused(self, connector: str, task: int) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "PAUSED"
+
+    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
+        with self.lock:
+            self.states[(connector, task)] = "FAILED"
+            self.traces[(connector, task)] = trace
+
+    def on_connector_failed(self, connector: str, trace: str) -> None:
+        with self.lock:
+            self.connector_failures[connector] = trace
+
+    def on_records(self, connector: str, task: int, count: int) -> None:
+        with self.lock:
+            self.records[connector] = self.records.get(connector, 0) + count

@@ -8,7 +8,6 @@ slots while reported RUNNING.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.engine import RecordingListener
 
 from sparkcat.engine.spark_engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
@@ -26,33 +26,6 @@ FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
 RECORDING = "sparkcat_test_plugins:RecordingSourceTask"
 
 pytestmark = pytest.mark.slow
-
-
-class Listener:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.states: dict[tuple[str, int], str] = {}
-        self.failures: list[str] = []
-
-    def on_task_running(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "RUNNING"
-
-    def on_task_paused(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "PAUSED"
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "FAILED"
-            self.failures.append(f"{connector}-{task}: {trace}")
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        with self.lock:
-            self.failures.append(f"{connector}: {trace}")
-
-    def on_records(self, connector: str, task: int, count: int) -> None:
-        return None
 
 
 @pytest.fixture
@@ -99,7 +72,7 @@ def pair(name: str, source: Path, sink: Path, topic: str) -> tuple[ConnectorPlan
 def test_forty_pipelines_with_more_tasks_than_slots_each_deliver_every_line(
     engine: SparkEngine, tmp_path: Path
 ) -> None:
-    listener = Listener()
+    listener = RecordingListener()
     run = uuid.uuid4().hex[:8]
     files = [(tmp_path / f"in-{i}.txt", tmp_path / f"out-{i}.txt") for i in range(40)]
     for i, (source, sink) in enumerate(files):
@@ -119,13 +92,13 @@ def test_forty_pipelines_with_more_tasks_than_slots_each_deliver_every_line(
     wait_until(lambda: all(len(lines(sink)) == 2 for _, sink in files), 30, "every second line")
     assert time.monotonic() - appended < 15
     assert [lines(sink) for _, sink in files] == [[f"first-{i}", f"second-{i}"] for i in range(40)]
-    assert listener.failures == []
+    assert listener.traces == {} and listener.connector_failures == {}
 
 
 def test_a_connector_with_more_tasks_than_slots_runs_every_task(
     engine: SparkEngine, tmp_path: Path
 ) -> None:
-    listener = Listener()
+    listener = RecordingListener()
     name = f"wide-{uuid.uuid4().hex[:8]}"
     config = {
         "name": name,
@@ -147,4 +120,4 @@ def test_a_connector_with_more_tasks_than_slots_runs_every_task(
         30,
         "every task RUNNING",
     )
-    assert listener.failures == []
+    assert listener.traces == {} and listener.connector_failures == {}

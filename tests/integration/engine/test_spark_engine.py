@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.engine import RecordingListener
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
@@ -21,38 +21,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
 FILE_SOURCE = "sparkcat.connectors.file:FileStreamSourceTask"
 FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
 RECORDING = "sparkcat_test_plugins:RecordingSourceTask"
-
-
-class RecordingListener:
-    """The engine's view of the herder: task states and copied-record counts."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.states: dict[tuple[str, int], str] = {}
-        self.traces: dict[tuple[str, int], str] = {}
-        self.records: dict[str, int] = {}
-        self.connector_failures: dict[str, str] = {}
-
-    def on_task_running(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "RUNNING"
-
-    def on_task_paused(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "PAUSED"
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "FAILED"
-            self.traces[(connector, task)] = trace
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        with self.lock:
-            self.connector_failures[connector] = trace
-
-    def on_records(self, connector: str, task: int, count: int) -> None:
-        with self.lock:
-            self.records[connector] = self.records.get(connector, 0) + count
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
