@@ -63,6 +63,10 @@ STALE_CONFIG_MESSAGE = (
     "concurrent config change)"
 )
 
+REBALANCE_WAIT_S = 30.0  # a write waits this long for a rebalance to end, then answers 409
+WORK_CHANGE_QUIET_S = 0.3
+WORK_CHANGE_MAX_DELAY_S = 2.0
+
 
 class NotLeaderError(ConnectRestError):
     """A leader-only request reached a follower (Kafka's ``NotLeaderException``): the REST
@@ -110,6 +114,8 @@ class DistributedHerder(AbstractHerder):
         self.restarts: list[RestartRequest] = []
         self.reloads: set[str] = set()  # connectors whose provider values changed (TTL)
         self._known_work: tuple[frozenset[str], frozenset[tuple[str, int]]] | None = None
+        self._work_changed_first: float | None = None
+        self._work_changed_last = 0.0
         self._rejoin_at: float | None = None
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -166,12 +172,29 @@ class DistributedHerder(AbstractHerder):
                 self.member.request_rejoin()
 
     def _rebalance_if_work_changed(self) -> None:
-        """Connectors or committed tasks appeared or went: the leader must assign anew."""
+        """Connectors or committed tasks appeared or went: the leader must assign anew.
+
+        The rejoin waits until the config topic has been quiet for ``WORK_CHANGE_QUIET_S``
+        (at most ``WORK_CHANGE_MAX_DELAY_S`` after the first change), so that a script
+        creating hundreds of connectors costs a rebalance per burst, not one per connector:
+        a rebalance holds every write for seconds, and Kafka's herder rebalances once per
+        tick in which additions arrived."""
         current = _work_of(self.snapshot)
+        now = time.monotonic()
         if self._known_work is None:
             self._known_work = current
         elif current != self._known_work:
             self._known_work = current
+            self._work_changed_last = now
+            if self._work_changed_first is None:
+                self._work_changed_first = now
+        first = self._work_changed_first
+        if first is None:
+            return
+        if now - self._work_changed_last >= WORK_CHANGE_QUIET_S or (
+            now - first >= WORK_CHANGE_MAX_DELAY_S
+        ):
+            self._work_changed_first = None
             self.member.request_rejoin()
 
     # -- WorkerRebalanceListener (on the tick thread, inside poll) ------------------------------
@@ -203,9 +226,11 @@ class DistributedHerder(AbstractHerder):
             self.rebalancing = False
             self.snapshot = self.configs.snapshot()
             self._known_work = _work_of(self.snapshot)
+            self._work_changed_first = None
             if self.snapshot.offset > assignment.config_offset:
-                # Configs newer than the leader's view: it must assign again (Kafka's rule).
-                self.member.request_rejoin()
+                # Configs newer than the leader's view: it must assign again, once the
+                # burst of writes they belong to is over (see _rebalance_if_work_changed).
+                self._work_changed_first = self._work_changed_last = time.monotonic()
             log.info("Joined group generation %d as %s: connectors %s, tasks %s", generation,
                      "leader" if self.is_leader() else "follower", list(assignment.connectors),
                      [str(t) for t in assignment.tasks])  # fmt: skip
@@ -258,7 +283,8 @@ class DistributedHerder(AbstractHerder):
         return None if self.member is None else self.member.leader_url
 
     def _require_leader(self, operation: str) -> None:
-        if self.rebalancing:
+        # Kafka's herder holds requests until the rebalance under way completes.
+        if self.rebalancing and not self.wait_stable(REBALANCE_WAIT_S):
             raise ConnectRestError(STALE_CONFIG_MESSAGE, 409)
         if not self.is_leader():
             raise NotLeaderError(operation, self.leader_url())
