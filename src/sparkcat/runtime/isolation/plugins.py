@@ -169,6 +169,9 @@ def _builtins() -> tuple[Builtin, ...]:
                 "sparkcat.converters.json_schema:JsonSchemaConverter", ("converter",)),
         Builtin("io.confluent.connect.protobuf.ProtobufConverter",
                 "sparkcat.converters.protobuf:ProtobufConverter", ("converter",)),
+        Builtin("io.debezium.transforms.ExtractNewRecordState",
+                "sparkcat.transforms.extract_new_record_state:ExtractNewRecordState",
+                ("transformation",)),
     ]  # fmt: skip
     for number in ("Short", "Integer", "Long", "Float", "Double", "Boolean"):
         table.append(
