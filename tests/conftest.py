@@ -29,6 +29,8 @@ from typing import Any
 import pytest
 
 BOOTSTRAP_ENV = "SPARKCAT_TEST_BOOTSTRAP"
+# Session fixtures kept in tests/support: the throwaway MariaDB of the CDC tests.
+pytest_plugins = ["tests.support.cdc_mariadb"]
 # Modules that start JVMs of their own (worker processes, Spark clusters, a second embedded
 # member): run one after another (see above).
 HEAVY_LANE = (
