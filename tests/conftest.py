@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 BOOTSTRAP_ENV = "SPARKCAT_TEST_BOOTSTRAP"
-# Session fixtures kept in tests/support: the throwaway MariaDB of the CDC tests.
-pytest_plugins = ["tests.support.cdc_mariadb"]
+# Session fixtures kept in tests/support: the throwaway MariaDB and PostgreSQL of the CDC tests.
+pytest_plugins = ["tests.support.cdc_mariadb", "tests.support.cdc_servers"]
 # Modules that start JVMs of their own (worker processes, Spark clusters, a second embedded
 # member): run one after another (see above).
 HEAVY_LANE = (

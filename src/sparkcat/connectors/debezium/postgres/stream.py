@@ -1,0 +1,215 @@
+"""Streaming: the slot's changes over the replication protocol, decoded from ``pgoutput``
+(protocol 1, ``publication_names``) into change events.
+
+PostgreSQL refuses a second consumer of a slot ("replication slot ... is active for PID
+..."): :func:`open_stream` waits for the slot to be free, then tries ``slot.max.retries``
+times ``slot.retry.delay.ms`` apart before it fails the task, so two instances of the task
+never read one slot at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import select
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg2
+import psycopg2.extras
+
+from sparkcat.api.errors import ConnectError
+from sparkcat.api.records import SourceRecord
+from sparkcat.connectors.debezium.envelope import (
+    OP_CREATE,
+    OP_DELETE,
+    OP_UPDATE,
+    EventSettings,
+    Position,
+    change_events,
+    truncate_event,
+)
+from sparkcat.connectors.debezium.postgres import database, pgoutput
+from sparkcat.connectors.debezium.postgres.config import ConnectionSettings
+from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition
+from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
+
+log = logging.getLogger(__name__)
+
+_OBJECT_IN_USE = "55006"
+
+
+@dataclass(frozen=True)
+class SlotSettings:
+    slot: str
+    publication: str
+    max_retries: int
+    retry_delay_s: float
+    status_interval_s: float
+
+
+def open_stream(
+    connection: ConnectionSettings, admin: Any, slot: SlotSettings, start_lsn: int
+) -> Any:
+    """A replication connection streaming ``slot`` from ``start_lsn`` (0: where it stands)."""
+    last_error: Exception | None = None
+    for attempt in range(slot.max_retries):
+        # A previous lease of this task may still be leaving the slot: give it a moment.
+        database.wait_until_inactive(
+            admin, slot.slot, connection.dbname, min(2.0, max(0.1, slot.retry_delay_s))
+        )
+        conn = database.connect(connection, replication=True)
+        try:
+            conn.cursor().start_replication(
+                slot_name=slot.slot,
+                decode=False,
+                start_lsn=start_lsn,
+                options={"proto_version": "1", "publication_names": slot.publication},
+                status_interval=slot.status_interval_s,
+            )
+            return conn
+        except psycopg2.Error as exc:
+            conn.close()
+            if getattr(exc, "pgcode", None) != _OBJECT_IN_USE:
+                raise ConnectError(f"Could not stream slot '{slot.slot}': {exc}") from exc
+            last_error = exc
+            log.info("Slot %s is in use (attempt %d of %d): %s", slot.slot, attempt + 1,
+                     slot.max_retries, str(exc).strip())  # fmt: skip
+            if attempt + 1 < slot.max_retries:
+                time.sleep(slot.retry_delay_s)
+    raise ConnectError(
+        f"Unable to obtain valid replication slot '{slot.slot}': it is in use by another "
+        f"consumer after {slot.max_retries} attempts ({str(last_error).strip()}). Another "
+        "connector (or a stale task) is streaming from it; stop it or use another slot.name"
+    )
+
+
+class StreamReader:
+    """Turns the messages of one replication connection into records."""
+
+    def __init__(
+        self,
+        conn: Any,
+        tables: Tables,
+        captured: Any,
+        events: EventSettings,
+        partition: Mapping[str, Any],
+        position: StreamPosition,
+        skip_until: StoredOffset | None,
+    ) -> None:
+        self.conn = conn
+        self.cursor = conn.cursor()
+        self.tables = tables
+        self.captured = captured
+        self.events = events
+        self.partition = partition
+        self.position = position
+        self._skip = skip_until
+        self._relations: dict[int, pgoutput.Relation] = {}
+        self._begin: pgoutput.Begin | None = None
+
+    def flush(self, lsn: int) -> None:
+        """Confirm ``lsn`` to the slot (``confirmed_flush_lsn``)."""
+        self.cursor.send_feedback(flush_lsn=lsn, force=True)
+
+    def read(self, max_records: int, wait_s: float) -> list[SourceRecord]:
+        records: list[SourceRecord] = []
+        deadline = time.monotonic() + wait_s
+        while len(records) < max_records:
+            message = self.cursor.read_message()
+            if message is None:
+                if records:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                select.select([self.conn], [], [], min(remaining, 0.2))
+                continue
+            records.extend(self._handle(message.data_start, bytes(message.payload)))
+        return records
+
+    def _handle(self, lsn: int, payload: bytes) -> list[SourceRecord]:
+        message = pgoutput.decode(payload)
+        if isinstance(message, pgoutput.Begin):
+            self._begin = message
+            self.position.tx_id = message.xid
+            self.position.ts_usec = message.commit_time_us
+        elif isinstance(message, pgoutput.Commit):
+            self.position.committed(message.end_lsn)
+            skip, begin = self._skip, self._begin
+            if skip is not None and begin is not None and begin.xid == skip.tx_id:
+                self._skip = None
+            self._begin = None
+        elif isinstance(message, pgoutput.Relation):
+            known = self._relations.get(message.relation_id)
+            self._relations[message.relation_id] = message
+            if self.captured(message.namespace, message.name):
+                self.tables.get(message.namespace, message.name,
+                                refresh=known is not None and known != message)  # fmt: skip
+        elif isinstance(message, pgoutput.Insert | pgoutput.Update | pgoutput.Delete):
+            return self._change(lsn, message)
+        elif isinstance(message, pgoutput.Truncate):
+            return self._truncate(lsn, message)
+        return []
+
+    def _skipped(self, lsn: int) -> bool:
+        skip = self._skip
+        if skip is None or self._begin is None or self._begin.xid != skip.tx_id:
+            return False
+        if skip.lsn is None:
+            return False
+        if lsn < skip.lsn:
+            return True
+        return lsn == skip.lsn and self.position.events_at_lsn <= skip.events_at_lsn
+
+    def _table(self, relation_id: int) -> tuple[pgoutput.Relation, CapturedTable | None]:
+        relation = self._relations[relation_id]
+        if not self.captured(relation.namespace, relation.name):
+            return relation, None
+        return relation, self.tables.get(relation.namespace, relation.name)
+
+    def _position(self, table: CapturedTable) -> Position:
+        p = self.position
+        sequence = f'["{p.lsn_commit}","{p.lsn}"]' if p.lsn_commit is not None else None
+        source = self.tables.source(table, p.ts_usec or 0, "false", p.lsn, p.tx_id, sequence)
+        return Position(self.partition, p.offset(), source)
+
+    def _change(
+        self, lsn: int, message: pgoutput.Insert | pgoutput.Update | pgoutput.Delete
+    ) -> list[SourceRecord]:
+        self.position.event(lsn)
+        if self._skipped(lsn):
+            return []
+        relation, table = self._table(message.relation_id)
+        if table is None:
+            return []
+        names = [c.name for c in relation.columns]
+        if isinstance(message, pgoutput.Insert):
+            op, before, after = OP_CREATE, None, table.row(names, message.new)
+        elif isinstance(message, pgoutput.Update):
+            before = None if message.old is None else table.row(names, message.old)
+            op, after = OP_UPDATE, table.row(names, message.new)
+        else:
+            op, before, after = OP_DELETE, table.row(names, message.old), None
+        return change_events(table.debezium, self.events, self._position(table), op, before, after)
+
+    def _truncate(self, lsn: int, message: pgoutput.Truncate) -> list[SourceRecord]:
+        self.position.event(lsn)
+        if self._skipped(lsn):
+            return []
+        records: list[SourceRecord] = []
+        for relation_id in message.relation_ids:
+            _, table = self._table(relation_id)
+            if table is not None:
+                records += truncate_event(table.debezium, self.events, self._position(table))
+        return records
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:  # closing a broken connection
+            pass
+
+
+__all__ = ["SlotSettings", "StreamReader", "open_stream"]
