@@ -108,7 +108,8 @@ class ThrowawayMariaDb:
              f"--port={self.port}", "--bind-address=127.0.0.1",
              f"--log-error={self.error_log}", f"--log-bin={self.base / 'binlog'}",
              "--binlog-format=ROW", "--binlog-row-image=FULL", f"--server-id={SERVER_ID}",
-             "--binlog-annotate-row-events=ON", "--innodb-buffer-pool-size=32M",
+             "--binlog-annotate-row-events=ON", "--binlog-row-metadata=FULL",
+             "--innodb-buffer-pool-size=32M",
              "--innodb-log-file-size=16M", "--skip-name-resolve"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
