@@ -15,9 +15,15 @@ from sparkcat.connectors.mirror.config import (
     GROUPS,
     GROUPS_EXCLUDE,
     TOPICS,
+    TOPICS_DEFAULT,
     TOPICS_EXCLUDE,
+    TOPICS_EXCLUDE_DEFAULT,
     MirrorConfig,
 )
+
+
+def _list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def compile_pattern_list(patterns: list[str]) -> re.Pattern[str] | None:
@@ -45,7 +51,12 @@ class TopicFilter(_IncludeExclude):
 
     @classmethod
     def from_config(cls, config: MirrorConfig) -> TopicFilter:
-        return cls(config.get_list(TOPICS), config.get_list(TOPICS_EXCLUDE))
+        # The checkpoint connector filters topics too without defining the keys (as Kafka's
+        # TopicFilterConfig): read them from the props, with the source connector's defaults.
+        return cls(
+            _list(config.props.get(TOPICS, TOPICS_DEFAULT)),
+            _list(config.props.get(TOPICS_EXCLUDE, TOPICS_EXCLUDE_DEFAULT)),
+        )
 
 
 class GroupFilter(_IncludeExclude):

@@ -183,13 +183,13 @@ def read_partition(
 ) -> list[Any]:
     """Every message of ``topic``'s ``partition``, read to the end that the fetch responses
     report (list offsets is not trusted: some brokers answer it wrongly)."""
-    consumer = new_consumer({**conf, "enable.partition.eof": "true"})
+    consumer = new_consumer({"fetch.wait.max.ms": "10", **conf, "enable.partition.eof": "true"})
     messages: list[Any] = []
     deadline = time.monotonic() + timeout_s
     try:
         consumer.assign([TopicPartition(topic, partition, -2)])  # -2: the beginning
         while time.monotonic() < deadline:
-            batch = consumer.consume(_READ_BATCH, timeout=0.5)
+            batch = consumer.consume(_READ_BATCH, timeout=0.05)
             for message in batch:
                 error = message.error()
                 if error is None:

@@ -1,0 +1,271 @@
+"""MirrorMaker 2 connectors between two real brokers, tasks run as leases (no Spark)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+from sparkcat.api.connector import ConnectorContext
+from sparkcat.api.records import TopicPartition
+from sparkcat.connectors.mirror import (
+    MirrorCheckpointConnector,
+    MirrorHeartbeatConnector,
+    MirrorSourceConnector,
+)
+from sparkcat.connectors.mirror.client import translate_offsets
+from sparkcat.connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
+from sparkcat.runtime.tasks.lease import LeaseResult, LeaseSpec, run_lease
+
+pytestmark = pytest.mark.broker
+
+BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
+PACKAGE = "org.apache.kafka.connect.mirror."
+
+
+class Context(ConnectorContext):
+    """Counts reconfiguration requests, as the herder would act on them."""
+
+    def __init__(self) -> None:
+        self.reconfigurations = threading.Event()
+
+    def request_task_reconfiguration(self) -> None:
+        self.reconfigurations.set()
+
+    def raise_error(self, exc: BaseException) -> None:
+        raise AssertionError(f"connector failed: {exc}")
+
+
+def flow(a: str, b: str, **extra: str) -> dict[str, str]:
+    return {
+        "name": "MirrorSourceConnector",
+        "source.cluster.alias": "A",
+        "target.cluster.alias": "B",
+        "source.cluster.bootstrap.servers": a,
+        "target.cluster.bootstrap.servers": b,
+        "replication.factor": "1",
+        "offset-syncs.topic.replication.factor": "1",
+        "checkpoints.topic.replication.factor": "1",
+        "heartbeats.topic.replication.factor": "1",
+        "refresh.topics.enabled": "false",
+        "refresh.groups.enabled": "false",
+        **extra,
+    }
+
+
+def started(connector: Any, config: dict[str, str]) -> Any:
+    context = Context()
+    connector.initialize(context)
+    connector.start(config)
+    connector.test_context = context
+    return connector
+
+
+def lease(servers: str, task: str, task_config: dict[str, str], max_ms: int = 4000) -> LeaseResult:
+    result = run_lease(
+        LeaseSpec(
+            connector=task_config.get("name", "mm2"),
+            task=0,
+            generation=1,
+            kind="source",
+            task_config={**task_config, "task.class": PACKAGE + task},
+            connector_config={},
+            worker_config={
+                "bootstrap.servers": servers,
+                "key.converter": BYTES,
+                "value.converter": BYTES,
+                "header.converter": BYTES,
+            },
+            max_ms=max_ms,
+            max_records=1_000_000,
+            control=None,
+        )
+    )
+    assert result.trace is None, result.trace
+    return result
+
+
+def create(servers: str, *topics: tuple[str, int]) -> None:
+    admin = AdminClient({"bootstrap.servers": servers})
+    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics]).values():
+        future.result(10)
+
+
+def partitions(servers: str) -> dict[str, int]:
+    metadata = AdminClient({"bootstrap.servers": servers}).list_topics(timeout=10)
+    return {name: len(t.partitions) for name, t in metadata.topics.items()}
+
+
+def read_all(servers: str, topic: str, count: int, parts: int) -> list[Any]:
+    consumer = Consumer(
+        {"bootstrap.servers": servers, "group.id": "reader", "enable.auto.commit": False}
+    )
+    consumer.assign([KafkaTopicPartition(topic, p, 0) for p in range(parts)])
+    found: list[Any] = []
+    deadline = time.monotonic() + 20
+    while len(found) < count and time.monotonic() < deadline:
+        found += [m for m in consumer.consume(1000, timeout=0.5) if m.error() is None]
+    consumer.close()
+    return found
+
+
+def produce(servers: str, topic: str, parts: int, per_partition: int) -> None:
+    producer = Producer({"bootstrap.servers": servers})
+    for p in range(parts):
+        for i in range(per_partition):
+            value = None if i == 3 else f"v{p}-{i}".encode()
+            headers: list[tuple[str, str | bytes | None]] | None = (
+                [("h", f"{i}".encode()), ("empty", None)] if i % 2 else None
+            )
+            producer.produce(
+                topic, value, f"k{i}".encode(), p, timestamp=1_600_000_000_000 + i, headers=headers
+            )
+    producer.flush(10)
+
+
+def signature(message: Any) -> tuple[Any, ...]:
+    return (
+        message.partition(),
+        message.offset(),
+        message.key(),
+        message.value(),
+        message.timestamp()[1],
+        message.headers(),
+    )
+
+
+def commit(servers: str, group: str, topic: str, offsets: dict[int, int]) -> None:
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": group})
+    tps = [KafkaTopicPartition(topic, p, o) for p, o in offsets.items()]
+    consumer.commit(offsets=tps, asynchronous=False)
+    consumer.close()
+
+
+def test_records_are_mirrored_byte_exact_into_the_same_partitions(
+    kafka_broker: Any, second_broker: str, unique_topic: Any
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic, skipped = unique_topic("orders"), unique_topic("skipped")
+    create(a, (topic, 3), (skipped, 1))
+    produce(a, topic, 3, 20)
+    produce(a, skipped, 1, 5)
+    config = flow(a, b, topics=f"{topic}, {skipped}", **{"topics.exclude": skipped})
+    connector = started(MirrorSourceConnector(), config)
+    assert partitions(b)[f"A.{topic}"] == 3
+    assert f"A.{skipped}" not in partitions(b)
+    (task_config,) = connector.task_configs(1)
+    result = lease(b, "MirrorSourceTask", task_config)
+    connector.stop()
+    assert result.records == 60
+    mirrored = read_all(b, f"A.{topic}", 60, 3)
+    original = read_all(a, topic, 60, 3)
+    assert sorted(map(signature, mirrored)) == sorted(map(signature, original))
+    offsets = {tuple(p.values()): o for p, o in result.source_offsets}
+    assert offsets[("A", 0, topic)] == {"offset": 19}
+    syncs = read_all(a, "mm2-offset-syncs.B.internal", 1, 1)
+    decoded = [OffsetSync.deserialize(m.key(), m.value()) for m in syncs]
+    assert OffsetSync(TopicPartition(topic, 0), 0, 0) in decoded
+
+
+def test_checkpoints_translate_a_groups_offsets_and_sync_them(
+    kafka_broker: Any, second_broker: str, unique_topic: Any
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic = unique_topic("clicks")
+    group = unique_topic("app")
+    create(a, (topic, 2))
+    produce(a, topic, 2, 40)
+    common = {"topics": topic, "offset.lag.max": "0", "groups": group}
+    source = started(MirrorSourceConnector(), flow(a, b, **common))
+    lease(b, "MirrorSourceTask", source.task_configs(1)[0])
+    source.stop()
+    commit(a, group, topic, {0: 30, 1: 40})
+    settings = flow(
+        a,
+        b,
+        **common,
+        name="MirrorCheckpointConnector",
+        **{"emit.checkpoints.interval.seconds": "1", "sync.group.offsets.enabled": "true"},
+    )
+    checkpoints = started(MirrorCheckpointConnector(), settings)
+    (task_config,) = checkpoints.task_configs(4)
+    assert task_config["task.assigned.groups"] == group
+    lease(b, "MirrorCheckpointTask", task_config, max_ms=5000)
+    checkpoints.stop()
+    records = read_all(b, "A.checkpoints.internal", 2, 1)
+    decoded = {
+        c.topic_partition: c
+        for c in (Checkpoint.deserialize(m.key(), m.value()) for m in records)
+        if c.consumer_group_id == group
+    }
+    remote = f"A.{topic}"
+    assert decoded[TopicPartition(remote, 0)].upstream_offset == 30
+    assert decoded[TopicPartition(remote, 0)].downstream_offset == 30
+    assert decoded[TopicPartition(remote, 1)].downstream_offset == 40
+    assert translate_offsets({"bootstrap.servers": b}, "A", group) == {
+        TopicPartition(remote, 0): 30,
+        TopicPartition(remote, 1): 40,
+    }
+    consumer = Consumer({"bootstrap.servers": b, "group.id": group})
+    committed = consumer.committed([KafkaTopicPartition(remote, 0), KafkaTopicPartition(remote, 1)])
+    consumer.close()
+    assert [tp.offset for tp in committed] == [30, 40]
+
+
+def test_heartbeats(kafka_broker: Any, second_broker: str) -> None:
+    a, b = str(kafka_broker), second_broker
+    settings = flow(a, b, name="MirrorHeartbeatConnector")
+    connector = started(MirrorHeartbeatConnector(), settings)
+    (task_config,) = connector.task_configs(1)
+    result = lease(b, "MirrorHeartbeatTask", task_config, max_ms=2500)
+    assert result.records >= 2
+    beats = [Heartbeat.deserialize(m.key(), m.value()) for m in read_all(b, "heartbeats", 2, 1)]
+    assert {(h.source_cluster_alias, h.target_cluster_alias) for h in beats} == {("A", "B")}
+    assert all(h.timestamp > 1_700_000_000_000 for h in beats)
+
+
+def test_no_cycles_and_new_topics_are_picked_up(
+    kafka_broker: Any, second_broker: str, unique_topic: Any
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    local, came_from_a = unique_topic("local"), f"A.{unique_topic('remote')}"
+    create(b, (local, 1), (came_from_a, 1))
+    back = flow(b, a, **{"source.cluster.alias": "B", "target.cluster.alias": "A"})
+    back.update(topics=f"{local}, {came_from_a}, later-.*", **{"refresh.topics.enabled": "true"})
+    back["refresh.topics.interval.seconds"] = "1"
+    connector = started(MirrorSourceConnector(), back)
+    (task_config,) = connector.task_configs(1)
+    # Heartbeats are replicated whatever the topic filter says (heartbeats.replication.enabled).
+    assert set(task_config["task.assigned.partitions"].split(",")) - {"heartbeats-0"} == {
+        f"{local}-0"
+    }
+    later = "later-" + unique_topic("t")
+    create(b, (later, 2))
+    assert connector.test_context.reconfigurations.wait(10)
+    (task_config,) = connector.task_configs(1)
+    connector.stop()
+    assigned = set(task_config["task.assigned.partitions"].split(",")) - {"heartbeats-0"}
+    assert assigned == {f"{local}-0", f"{later}-0", f"{later}-1"}
+    assert partitions(a)[f"B.{later}"] == 2
+    assert f"B.{came_from_a}" not in partitions(a)
+
+
+def test_identity_policy_keeps_topic_names(
+    kafka_broker: Any, second_broker: str, unique_topic: Any
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic = unique_topic("same")
+    create(a, (topic, 2))
+    produce(a, topic, 2, 5)
+    policy = {"replication.policy.class": PACKAGE + "IdentityReplicationPolicy", "topics": topic}
+    connector = started(MirrorSourceConnector(), flow(a, b, **policy))
+    result = lease(b, "MirrorSourceTask", connector.task_configs(2)[0])
+    connector.stop()
+    assert partitions(b)[topic] == 2
+    assert result.records == 5
+    assert len(read_all(b, topic, 5, 2)) == 5
