@@ -115,7 +115,9 @@ class MySqlGtidSet:
         self._set = GtidSet(text or None)
 
     def add(self, gtid: str) -> None:
-        self._set.merge_gtid(gtid)
+        from pymysqlreplication.gtid import Gtid
+
+        self._set.merge_gtid(Gtid(gtid))
 
     def __str__(self) -> str:
         return str(self._set).replace("\n", "")
