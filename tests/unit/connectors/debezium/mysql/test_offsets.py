@@ -13,8 +13,9 @@ from sparkcat.connectors.debezium.mysql.offsets import (
 
 def test_offsets_have_debeziums_keys_and_leave_zeros_out() -> None:
     offset = BinlogOffset("mysql-bin.000003", 154, 2, 1, "0-1-7", 223344, 1_700_000_000)
-    assert offset.to_dict() == {"server_id": 223344, "gtids": "0-1-7", "file": "mysql-bin.000003",
-                                "pos": 154, "event": 2, "row": 1, "ts_sec": 1_700_000_000}  # fmt: skip
+    assert offset.to_dict() == {
+        "server_id": 223344, "gtids": "0-1-7", "file": "mysql-bin.000003",
+        "pos": 154, "event": 2, "row": 1, "ts_sec": 1_700_000_000}  # fmt: skip
     assert BinlogOffset("f.1", 4).to_dict() == {"file": "f.1", "pos": 4}
     assert BinlogOffset.load(offset.to_dict()) == offset
     assert source_partition("dbserver1") == {"server": "dbserver1"}
