@@ -174,6 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sparkcat.cli_jvm_archive import jvm_archive_main
 
         return jvm_archive_main(args[1:])
+    if args[:1] == ["mirror-maker"]:
+        from sparkcat.mirror_maker import run_mirror_maker
+
+        return run_mirror_maker(args[1:])
     if args[:1] == ["distributed"]:
         from sparkcat.cli_distributed import run_distributed
 

@@ -1,0 +1,152 @@
+"""Dedicated mode: ``sparkcat mirror-maker mm2.properties [--clusters A,B]``.
+
+Kafka's ``connect-mirror-maker.sh``: for each flow source->target of the file (see
+:mod:`sparkcat.mirror_maker_config`) one standalone-style worker (herder + engine) runs the
+flow's MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector,
+producing to the target; all workers share one SparkSession. ``--clusters`` keeps only the
+flows whose target is listed. Source offsets go to ``offset.storage.file.filename`` of the
+flow (``A->B.offset.storage.file.filename``), by default ``mm2-offsets.<source>-<target>``
+in the working directory. Exit codes as ``sparkcat standalone``: 2 for a bad command line or
+file (one line on stderr, nothing started), 0 after SIGINT/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sparkcat.api.errors import ConfigError, ConnectError
+from sparkcat.mirror_maker_config import CONNECTORS, MirrorMakerConfig, SourceAndTarget
+from sparkcat.runtime.properties import load_properties
+from sparkcat.runtime.worker_config import WorkerConfig
+
+log = logging.getLogger("sparkcat.mirror_maker")
+
+USAGE = "usage: sparkcat mirror-maker MM2.properties [--clusters ALIAS[,ALIAS...]]"
+
+
+class UsageError(Exception):
+    """A bad command line or file: exit code 2."""
+
+
+def parse_args(
+    args: Sequence[str],
+) -> list[tuple[SourceAndTarget, WorkerConfig, MirrorMakerConfig]]:
+    """The flows to run, each with its worker config; ``UsageError`` when unusable."""
+    args = list(args)
+    if not args or args[0].startswith("-"):
+        raise UsageError(USAGE)
+    path, rest = args[0], args[1:]
+    targets: set[str] | None = None
+    if rest[:1] == ["--clusters"] and len(rest) == 2:
+        targets = {c.strip() for c in rest[1].split(",") if c.strip()}
+    elif rest:
+        raise UsageError(USAGE)
+    try:
+        config = MirrorMakerConfig(load_properties(path))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except ConfigError as exc:
+        raise UsageError(f"invalid MirrorMaker config {path}: {exc}") from exc
+    flows = []
+    for pair in config.cluster_pairs():
+        if targets is not None and pair.target not in targets:
+            continue
+        worker = config.worker_config(pair)
+        if not worker.get("bootstrap.servers"):
+            raise UsageError(
+                f"invalid MirrorMaker config {path}: no {pair.target}.bootstrap.servers"
+            )
+        file_key = f"{pair}.offset.storage.file.filename"
+        worker["offset.storage.file.filename"] = config.raw.get(
+            file_key, f"mm2-offsets.{pair.source}-{pair.target}"
+        )
+        try:
+            flows.append((pair, WorkerConfig(worker), config))
+        except ConfigError as exc:
+            raise UsageError(f"invalid MirrorMaker config {path}: {exc}") from exc
+    if not flows:
+        raise UsageError(f"no replication flow in {path}: set e.g. A->B.enabled = true")
+    return flows
+
+
+def run_mirror_maker(args: Sequence[str]) -> int:
+    try:
+        flows = parse_args(args)
+    except UsageError as exc:
+        print(f"sparkcat: {exc}", file=sys.stderr)
+        return 2
+    from sparkcat.cli_support import setup_logging
+
+    setup_logging()
+    for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        os.environ.setdefault(variable, sys.executable)
+    return MirrorMaker(flows).run()
+
+
+class MirrorMaker:
+    """The running flows: one herder and engine per flow on one SparkSession."""
+
+    def __init__(
+        self, flows: list[tuple[SourceAndTarget, WorkerConfig, MirrorMakerConfig]]
+    ) -> None:
+        self.flows = flows
+        self.stop_event = threading.Event()
+        self.session: Any = None
+        self.parts: list[tuple[Any, Any, Any]] = []  # (herder, engine, offsets)
+
+    def run(self) -> int:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: self.stop_event.set())
+        try:
+            self.start()
+            log.info("MirrorMaker running %s", ", ".join(str(p) for p, _, _ in self.flows))
+            self.stop_event.wait()
+            return 0
+        except (ConnectError, OSError) as exc:
+            log.error("MirrorMaker failed: %s", exc)
+            return 3
+        finally:
+            self.shutdown()
+
+    def start(self) -> None:
+        from sparkcat.engine import SparkEngine
+        from sparkcat.engine.session import build_session
+        from sparkcat.runtime.isolation.plugins import default_registry
+        from sparkcat.runtime.standalone.herder import StandaloneHerder
+        from sparkcat.runtime.stores.offsets import FileOffsetStore
+
+        first = self.flows[0][1]
+        self.session = build_session(first.strings())
+        for pair, worker, config in self.flows:
+            offsets = FileOffsetStore(worker.get_string("offset.storage.file.filename"))
+            engine = SparkEngine(worker.strings(), offsets, session=self.session)
+            registry = default_registry(worker.plugin_path())
+            herder = StandaloneHerder(worker, engine, offsets, registry, str(pair))
+            self.parts.append((herder, engine, offsets))
+            for connector in CONNECTORS:
+                herder.create_connector(
+                    connector, config.connector_config(pair, connector), None, None
+                )
+            herder.mark_ready()
+
+    def shutdown(self) -> None:
+        steps: list[Callable[[], object]] = []
+        for _herder, engine, offsets in reversed(self.parts):
+            steps += [engine.close, offsets.flush, offsets.close]
+        if self.session is not None:
+            steps.append(self.session.stop)
+        for step in steps:
+            try:
+                step()
+            except Exception:
+                log.exception("Could not stop MirrorMaker cleanly")
+
+
+__all__ = ["USAGE", "MirrorMaker", "parse_args", "run_mirror_maker"]
