@@ -190,10 +190,13 @@ class PostgresConnectorTask(SourceTask):
         start, skip, confirm = self._stream_start
         state = database.slot_state(self._conn, self._slot.slot, self._connection.dbname)
         if state is None:
-            with database.connect(self._connection, replication=True) as replication:
+            replication = database.connect(self._connection, replication=True)
+            try:
                 replication.cursor().create_replication_slot(
                     self._slot.slot, output_plugin="pgoutput"
                 )
+            finally:
+                replication.close()
             state = database.slot_state(self._conn, self._slot.slot, self._connection.dbname)
         conn = open_stream(self._connection, self._conn, self._slot, start)
         begin = start or (state.confirmed_flush_lsn if state else None) or 0
@@ -210,11 +213,12 @@ class PostgresConnectorTask(SourceTask):
         if self._stopping.is_set():
             return None
         reader = self._snapshot
-        if reader is not None and not reader.done:
-            records = reader.read(self._max_batch)
+        if reader is not None:
+            records = [] if reader.done else reader.read(self._max_batch)
             if reader.done:
                 self._finish_snapshot(reader)
-            return records
+            if records:
+                return records
         if self._idle:
             self._stopping.wait(self._poll_s)
             return []
