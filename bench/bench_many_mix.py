@@ -67,7 +67,19 @@ def _tail(path: Path) -> str:
 
 
 def _in_dir(directory: Path, tag: str) -> bool:
-    return any(tag in part.read_text(errors="replace") for part in directory.rglob("*.json"))
+    """Whether a committed file of the sink's directory holds ``tag`` (staged files of a write
+    under way come and go: not counted, and may vanish while read)."""
+    for root, dirs, files in os.walk(directory):  # errors (a vanished directory) are skipped
+        dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+        for name in files:
+            if not name.endswith(".json"):
+                continue
+            try:
+                if tag in (Path(root) / name).read_text(errors="replace"):
+                    return True
+            except FileNotFoundError:
+                continue
+    return False
 
 
 def database() -> tuple[sa.Engine, str]:

@@ -7,7 +7,7 @@ Everything raised is a :class:`~sparkcat.api.errors.ConnectError`:
   (``"file: Missing required configuration ..."``), ``str()`` Kafka's whole 400 message;
 - ``NotFoundError``, ``AlreadyExistsError`` (``sparkcat.api.errors``) as the REST API's 404
   and 409;
-- ``ConnectRestError`` (``sparkcat.runtime.errors``) for any other answer of the leader.
+- ``ConnectRestError`` (``sparkcat.runtime.rest.errors``) for any other answer of the leader.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import orjson
 
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 
 INVALID_CONFIG_PREFIX = "Connector configuration is invalid"
 

@@ -22,7 +22,7 @@ from sparkcat.api.errors import ConnectError
 from sparkcat.embedded.errors import error_from_answer
 from sparkcat.runtime.distributed.forwarding import send
 from sparkcat.runtime.distributed.herder import DistributedHerder, NotLeaderError
-from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.rest.errors import ConnectRestError
 
 WRITE_TIMEOUT_S = 90.0
 _RETRY_PAUSE_S = 0.2

@@ -7,7 +7,7 @@ import pytest
 
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
 from sparkcat.embedded.errors import ConnectorConfigError, error_from_answer
-from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 
 INVALID = (
     "Connector configuration is invalid and contains the following 2 error(s):\n"

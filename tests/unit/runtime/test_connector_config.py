@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
     ensure_valid,
     validate_connector_config,
 )
 from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.worker_config import WorkerConfig
 
 SINK = {"name": "s", "connector.class": "FileStreamSink", "file": "out.txt"}

@@ -38,7 +38,7 @@ from sparkcat.runtime.distributed.signing import (
     SIGNATURE_HEADER,
     verify_internal_request,
 )
-from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.rest.errors import ConnectRestError
 
 if TYPE_CHECKING:
     from sparkcat.runtime.distributed.herder import DistributedHerder

@@ -29,7 +29,6 @@ from sparkcat.runtime.distributed import offsets, work
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.protocol import ExtendedAssignment
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine
-from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.herder.base import AbstractHerder
 from sparkcat.runtime.herder.state import Live, ManagedConnector
 from sparkcat.runtime.herder.validation import (
@@ -47,6 +46,7 @@ from sparkcat.runtime.rest.entities import (
     TaskState,
     WorkerStatus,
 )
+from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.stores import configs as store_configs
 from sparkcat.runtime.stores.configs import ClusterConfigState, ConfigBackingStore, RestartRequest
 from sparkcat.runtime.stores.statuses import (

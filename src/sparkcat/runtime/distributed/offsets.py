@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from sparkcat.api.errors import AlreadyExistsError, NotFoundError
-from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.herder.state import ManagedConnector, TargetState, parse_initial_state
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
@@ -32,6 +31,7 @@ from sparkcat.runtime.herder.validation import (
     validate_connector_config,
 )
 from sparkcat.runtime.rest.entities import ConnectorInfo
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.stores import configs as store_configs
 
 if TYPE_CHECKING:

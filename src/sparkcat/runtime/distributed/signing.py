@@ -20,7 +20,7 @@ Public API:
   no signature -> 400 ``Internal request missing required signature``; an algorithm not in
   ``inter.worker.verification.algorithms`` -> 400; no session key read yet -> 503; a wrong
   signature -> 403 ``Internal request contained invalid signature.``. Raises
-  :class:`~sparkcat.runtime.errors.ConnectRestError` with that status, which the REST error
+  :class:`~sparkcat.runtime.rest.errors.ConnectRestError` with that status, which the REST error
   mapper renders as Kafka's ``{"error_code", "message"}``.
 - :func:`mac_algorithms`, :func:`key_generator_algorithms`, :func:`key_length` — the Java
   algorithm names this worker supports (``HmacSHA256`` etc.) and their key sizes.
@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 
 SIGNATURE_HEADER = "X-Connect-Authorization"
 SIGNATURE_ALGORITHM_HEADER = "X-Connect-Request-Signature-Algorithm"

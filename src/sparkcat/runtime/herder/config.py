@@ -16,9 +16,9 @@ from sparkcat.runtime.connector_config import (
     sink_config_def,
     source_config_def,
 )
-from sparkcat.runtime.errors import BadRequestError, ConnectRestError
 from sparkcat.runtime.isolation.plugins import PluginRegistry, kind_base
 from sparkcat.runtime.rest.entities import ConfigInfos, ConfigKeyInfo, ConnectorInfo, PluginInfo
+from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 
 if TYPE_CHECKING:
     import threading

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.api.sink import SinkConnectorContext
 from sparkcat.api.source import OffsetStorageReader, SourceConnectorContext
-from sparkcat.runtime.errors import BadRequestError, ConnectRestError
+from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 from sparkcat.runtime.tasks.offsets_format import (
     SinkOffsets,
     SourcePairs,

@@ -7,7 +7,7 @@ from typing import Any
 
 from sparkcat.api.connector import Connector
 from sparkcat.runtime.engine_api import ConnectorKind
-from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.stores.configs import TargetState
 
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.stores.statuses import TopicStatus
 
 if TYPE_CHECKING:

@@ -60,9 +60,9 @@ from sparkcat.runtime.connector_config import (
     validate_sink_rules,
 )
 from sparkcat.runtime.engine_api import ConnectorKind
-from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.rest.entities import ConfigInfos
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.worker_config import (
     CONNECTOR_CLIENT_POLICY_CLASS_CONFIG,
     MAX_BATCH_MS_CONFIG,

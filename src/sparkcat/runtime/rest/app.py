@@ -30,8 +30,8 @@ from starlette.exceptions import HTTPException
 
 import sparkcat
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.rest import routes, routes_admin, routes_metrics, routes_plugins
+from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.rest.loggers import Loggers
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ import threading
 import time
 
 from sparkcat.api.errors import NotFoundError
-from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.rest.entities import LoggerLevel
+from sparkcat.runtime.rest.errors import BadRequestError
 
 ROOT = "root"
 TRACE = 5

@@ -20,7 +20,7 @@ from typing import Any
 
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import TopicPartition
-from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.rest.errors import BadRequestError
 
 NO_OFFSETS_MESSAGE = "Partitions / offsets need to be provided for an alter offsets request"
 

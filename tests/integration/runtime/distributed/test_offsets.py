@@ -17,7 +17,7 @@ from sparkcat.api.errors import NotFoundError
 from sparkcat.kafka import admin as kafka_admin
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.herder import DistributedHerder, NotLeaderError
-from sparkcat.runtime.errors import BadRequestError
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
 from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
 

@@ -31,9 +31,9 @@ from sparkcat.runtime.distributed.herder import (
     NotLeaderError,
 )
 from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
-from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.rest.app import create_app
+from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.rest.server import RestServer
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]

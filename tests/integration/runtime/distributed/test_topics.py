@@ -21,9 +21,9 @@ from tests.support.engine import PlanRecordingEngine
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.herder import DistributedHerder
 from sparkcat.runtime.distributed.protocol import ExtendedAssignment
-from sparkcat.runtime.errors import ConnectRestError
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.rest.entities import ConnectorTaskId
+from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
 from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
 from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore

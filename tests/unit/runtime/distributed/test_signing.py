@@ -15,7 +15,7 @@ from sparkcat.runtime.distributed.signing import (
     sign,
     verify_internal_request,
 )
-from sparkcat.runtime.errors import ConnectRestError
+from sparkcat.runtime.rest.errors import ConnectRestError
 
 KEY = SessionKey(b"k" * 32, "HmacSHA256", 1_700_000_000_000)
 BODY = b'[{"connector.class":"X","task.id":"0"}]'

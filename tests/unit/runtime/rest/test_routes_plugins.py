@@ -30,7 +30,11 @@ def test_connector_plugins(client: TestClient) -> None:
         ("sparkcat.connectors.spark.SparkSinkConnector", "sink"),
         ("sparkcat.connectors.storage.FileSystemSinkConnector", "sink"),
         ("io.confluent.connect.jdbc.JdbcSourceConnector", "source"),
+        ("io.debezium.connector.postgresql.PostgresConnector", "source"),
         (FILE_SOURCE, "source"),
+        ("org.apache.kafka.connect.mirror.MirrorCheckpointConnector", "source"),
+        ("org.apache.kafka.connect.mirror.MirrorHeartbeatConnector", "source"),
+        ("org.apache.kafka.connect.mirror.MirrorSourceConnector", "source"),
         ("sparkcat.connectors.spark.SparkSourceConnector", "source"),
     ]
     assert all(set(p) == {"class", "type", "version"} for p in plugins)

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from sparkcat.runtime.errors import BadRequestError
 from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.standalone.herder import StandaloneHerder
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 from sparkcat.runtime.worker_config import WorkerConfig
