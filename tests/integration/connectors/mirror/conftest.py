@@ -1,17 +1,6 @@
 """Two clusters for the MirrorMaker tests: the session's broker is "A", a second embedded
-broker started for the module is "B"."""
+broker started for the module is "B" (``tests/support/mirror.py``)."""
 
-from __future__ import annotations
+from tests.support.mirror import second_broker
 
-from collections.abc import Iterator
-
-import pytest
-
-from sparkcat.kafka.broker import EmbeddedBroker
-
-
-@pytest.fixture(scope="module")
-def second_broker() -> Iterator[str]:
-    """Bootstrap servers of a second embedded broker, for the module's tests."""
-    with EmbeddedBroker() as broker:
-        yield broker.bootstrap_servers
+__all__ = ["second_broker"]

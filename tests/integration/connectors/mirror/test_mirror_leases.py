@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from tests.support.mirror import commit, create, partitions, produce, read_all, signature
 
 from sparkcat.api.connector import ConnectorContext
 from sparkcat.api.records import TopicPartition
@@ -88,62 +87,6 @@ def lease(servers: str, task: str, task_config: dict[str, str], max_ms: int = 40
     )
     assert result.trace is None, result.trace
     return result
-
-
-def create(servers: str, *topics: tuple[str, int]) -> None:
-    admin = AdminClient({"bootstrap.servers": servers})
-    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics]).values():
-        future.result(10)
-
-
-def partitions(servers: str) -> dict[str, int]:
-    metadata = AdminClient({"bootstrap.servers": servers}).list_topics(timeout=10)
-    return {name: len(t.partitions) for name, t in metadata.topics.items()}
-
-
-def read_all(servers: str, topic: str, count: int, parts: int) -> list[Any]:
-    consumer = Consumer(
-        {"bootstrap.servers": servers, "group.id": "reader", "enable.auto.commit": False}
-    )
-    consumer.assign([KafkaTopicPartition(topic, p, 0) for p in range(parts)])
-    found: list[Any] = []
-    deadline = time.monotonic() + 20
-    while len(found) < count and time.monotonic() < deadline:
-        found += [m for m in consumer.consume(1000, timeout=0.5) if m.error() is None]
-    consumer.close()
-    return found
-
-
-def produce(servers: str, topic: str, parts: int, per_partition: int) -> None:
-    producer = Producer({"bootstrap.servers": servers})
-    for p in range(parts):
-        for i in range(per_partition):
-            value = None if i == 3 else f"v{p}-{i}".encode()
-            headers: list[tuple[str, str | bytes | None]] | None = (
-                [("h", f"{i}".encode()), ("empty", None)] if i % 2 else None
-            )
-            producer.produce(
-                topic, value, f"k{i}".encode(), p, timestamp=1_600_000_000_000 + i, headers=headers
-            )
-    producer.flush(10)
-
-
-def signature(message: Any) -> tuple[Any, ...]:
-    return (
-        message.partition(),
-        message.offset(),
-        message.key(),
-        message.value(),
-        message.timestamp()[1],
-        message.headers(),
-    )
-
-
-def commit(servers: str, group: str, topic: str, offsets: dict[int, int]) -> None:
-    consumer = Consumer({"bootstrap.servers": servers, "group.id": group})
-    tps = [KafkaTopicPartition(topic, p, o) for p, o in offsets.items()]
-    consumer.commit(offsets=tps, asynchronous=False)
-    consumer.close()
 
 
 def test_records_are_mirrored_byte_exact_into_the_same_partitions(

@@ -1,0 +1,173 @@
+"""``sparkcat mirror-maker mm2.properties`` as a user runs it, between two embedded brokers:
+A (the session's broker) -> B (a second one). Records produced on A appear byte-exact on B in
+``A.<topic>``; a consumer group's offsets on A come out as checkpoints on B that
+``translate_offsets`` reads, and are committed to the idle group on B; heartbeats arrive on B.
+SIGTERM stops it (exit 0, nothing left running); a restart resumes from the stored offsets,
+so records produced meanwhile arrive and none is copied twice."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.e2e.conftest import (
+    SPARKCAT,
+    START_TIMEOUT_S,
+    Proc,
+    WorkerProcess,
+    kill_leftovers,
+    session_members,
+    wait_for,
+    write_properties,
+)
+from tests.support.mirror import (
+    commit,
+    committed,
+    content,
+    create,
+    produce,
+    read_to_end,
+    second_broker,
+    signature,
+)
+
+from sparkcat.api.records import TopicPartition
+from sparkcat.connectors.mirror.client import translate_offsets
+from sparkcat.connectors.mirror.formats import Heartbeat
+
+__all__ = ["second_broker"]  # the fixture, used by name
+
+PARTITIONS = 3
+
+
+class MirrorMakerProcess(WorkerProcess):
+    """``sparkcat mirror-maker FILE`` in its own session (it has no REST API)."""
+
+    def __init__(self, properties: Path, log_path: Path) -> None:
+        self.url = ""
+        self.worker_props = properties
+        self.connectors: list[Path] = []
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None
+        self.seen: dict[tuple[int, int], Proc] = {}
+
+    def start(self) -> MirrorMakerProcess:
+        with self.log_path.open("ab") as log:
+            log.write(f"\n===== start {time.strftime('%H:%M:%S')} =====\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                [str(SPARKCAT), "mirror-maker", str(self.worker_props)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                cwd=self.worker_props.parent,
+            )  # fmt: skip
+        self.returncode = None
+        return self
+
+    def cleanup(self) -> None:
+        if self.proc is not None and not self.exited():
+            self.remember_processes()
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.kill_group()
+        if self.proc is not None:
+            kill_leftovers(list(self.seen.values()) + session_members(self.pid))
+
+
+def mm2_properties(path: Path, a: str, b: str, topic: str, **extra: str) -> Path:
+    return write_properties(
+        path,
+        {
+            "clusters": "A, B",
+            "A.bootstrap.servers": a,
+            "B.bootstrap.servers": b,
+            "A->B.enabled": "true",
+            "A->B.topics": topic,
+            "replication.factor": "1",
+            "checkpoints.topic.replication.factor": "1",
+            "heartbeats.topic.replication.factor": "1",
+            "offset-syncs.topic.replication.factor": "1",
+            "offset.storage.replication.factor": "1",
+            "status.storage.replication.factor": "1",
+            "config.storage.replication.factor": "1",
+            "emit.checkpoints.interval.seconds": "1",
+            # An offset sync per record: checkpoints translate exactly (the default 100 would
+            # round a group's offset down to the last sync + 1).
+            "offset.lag.max": "0",
+            "sync.group.offsets.enabled": "true",
+            "sync.group.offsets.interval.seconds": "1",
+            "offset.flush.interval.ms": "1000",
+            "spark.master": "local[8,2]",
+            **extra,
+        },
+    )
+
+
+def mirrored(b: str, topic: str, count: int, worker: WorkerProcess) -> list[Any]:
+    """Every record of ``A.<topic>`` on B once there are at least ``count``."""
+
+    def enough() -> list[Any] | None:
+        found = read_to_end(b, f"A.{topic}", PARTITIONS)
+        return found if len(found) >= count else None
+
+    found: list[Any] = wait_for(
+        enough, START_TIMEOUT_S, f"{count} records in A.{topic}", 1.0, worker
+    )
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.broker
+def test_mirror_maker_mirrors_checkpoints_and_resumes_after_sigterm(
+    kafka_broker: Any, second_broker: str, tmp_path: Path
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic, group = f"orders-{uuid.uuid4().hex[:8]}", f"app-{uuid.uuid4().hex[:8]}"
+    create(a, (topic, PARTITIONS))
+    produce(a, topic, PARTITIONS, 200)
+    commit(a, group, topic, {0: 50, 1: 200, 2: 7})
+    props = mm2_properties(tmp_path / "mm2.properties", a, b, topic)
+    mm = MirrorMakerProcess(props, tmp_path / "mm2.log").start()
+    try:
+        first = mirrored(b, topic, 600, mm)
+        original = read_to_end(a, topic, PARTITIONS)
+        assert sorted(map(signature, first)) == sorted(map(signature, original))
+
+        remote = f"A.{topic}"
+        expected = {TopicPartition(remote, 0): 50, TopicPartition(remote, 1): 200,
+                    TopicPartition(remote, 2): 7}  # fmt: skip
+        wait_for(lambda: translate_offsets({"bootstrap.servers": b}, "A", group, 10) == expected,
+                 60, "checkpoints of the group", 1.0, mm)  # fmt: skip
+        wait_for(lambda: committed(b, group, remote, PARTITIONS) == [50, 200, 7],
+                 60, "the group's offsets synced to B", 1.0, mm)  # fmt: skip
+        beats = [Heartbeat.deserialize(m.key(), m.value()) for m in read_to_end(b, "heartbeats", 1)]
+        assert ("A", "B") in {(h.source_cluster_alias, h.target_cluster_alias) for h in beats}
+
+        produce(a, topic, PARTITIONS, 100, first=200)
+        mirrored(b, topic, 900, mm)
+        mm.remember_processes()
+        assert mm.terminate() == 0
+        assert mm.survivors(30) == []
+
+        produce(a, topic, PARTITIONS, 100, first=300)
+        mm.start()
+        after = mirrored(b, topic, 1200, mm)
+        time.sleep(5)  # anything copied twice would arrive now
+        after = read_to_end(b, remote, PARTITIONS)
+        original = read_to_end(a, topic, PARTITIONS)
+        copies = Counter(map(content, after))
+        assert set(copies) == set(map(content, original))
+        assert sum(copies.values()) - len(copies) == 0, "records copied twice"
+        assert sorted(map(signature, after)) == sorted(map(signature, original))
+        assert mm.terminate() == 0
+    finally:
+        mm.cleanup()
