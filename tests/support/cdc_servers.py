@@ -133,7 +133,6 @@ def _wait_ready(server: PostgresServer, timeout_s: float = 30.0) -> None:
             time.sleep(0.1)
 
 
-__all__ = ["PostgresServer", "cdc_postgres", "throwaway_postgres"]
 
 
 @pytest.fixture(scope="session")
@@ -141,3 +140,34 @@ def cdc_postgres() -> Iterator[PostgresServer]:
     """The session's throwaway PostgreSQL with ``wal_level=logical`` (started on first use)."""
     with throwaway_postgres() as server:
         yield server
+
+
+def read_topic(servers: str, topic: str, expected: int, timeout_s: float = 20.0) -> list[Any]:
+    """``(key, value)`` JSON envelopes of partition 0 of ``topic`` (``None`` for a null),
+    read until ``expected`` arrived, then whatever else follows at once."""
+    import time
+
+    import orjson
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "unused",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 50})  # fmt: skip
+    found: list[Any] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        while time.monotonic() < deadline:
+            messages = consumer.consume(1000, 0.3)
+            found += [
+                (None if m.key() is None else orjson.loads(m.key()),
+                 None if m.value() is None else orjson.loads(m.value()))
+                for m in messages if m.error() is None
+            ]  # fmt: skip
+            if len(found) >= expected and not messages:
+                break
+    finally:
+        consumer.close()
+    return found
+
+
+__all__ = ["PostgresServer", "cdc_postgres", "read_topic", "throwaway_postgres"]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.support.cdc_servers import PostgresServer
+from tests.support.cdc_servers import PostgresServer, read_topic
 
 from sparkcat.runtime.tasks import client_cache
 
@@ -44,7 +44,7 @@ class Leases:
         self.servers = servers
         self.offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
 
-    def run(self, config: dict[str, str], max_ms: int = 1500) -> Any:
+    def run(self, config: dict[str, str], max_ms: int = 1500, max_records: int = 1_000_000) -> Any:
         from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
 
         worker = {"bootstrap.servers": self.servers, "key.converter": JSON,
@@ -52,7 +52,7 @@ class Leases:
         spec = LeaseSpec(
             connector="cdc", task=0, generation=1, kind="source",
             task_config={"task.class": TASK, **config}, connector_config=dict(config),
-            worker_config=worker, max_ms=max_ms, max_records=1_000_000, control=None,
+            worker_config=worker, max_ms=max_ms, max_records=max_records, control=None,
             source_offsets=self.offsets,
         )  # fmt: skip
         result = run_lease(spec)
@@ -69,29 +69,4 @@ def leases(kafka_broker: Any) -> Iterator[Leases]:
     client_cache.close_all()
 
 
-def read_topic(servers: str, topic: str, expected: int, timeout_s: float = 20.0) -> list[Any]:
-    """``(key, value)`` JSON envelopes of partition 0 of ``topic`` (``None`` for a null),
-    read until ``expected`` arrived, then whatever else follows at once."""
-    import time
-
-    import orjson
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
-
-    consumer = Consumer({"bootstrap.servers": servers, "group.id": "unused",
-                         "enable.auto.commit": False, "fetch.wait.max.ms": 50})  # fmt: skip
-    found: list[Any] = []
-    deadline = time.monotonic() + timeout_s
-    try:
-        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-        while time.monotonic() < deadline:
-            messages = consumer.consume(1000, 0.3)
-            found += [
-                (None if m.key() is None else orjson.loads(m.key()),
-                 None if m.value() is None else orjson.loads(m.value()))
-                for m in messages if m.error() is None
-            ]  # fmt: skip
-            if len(found) >= expected and not messages:
-                break
-    finally:
-        consumer.close()
-    return found
+__all__ = ["Leases", "connector_config", "read_topic", "unique"]

@@ -172,3 +172,62 @@ def test_validation_names_the_problem(cdc_postgres: PostgresServer, database: st
     assert "REPLICATION" in message
     assert cdc_postgres.execute("SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s",
                                 (config["slot.name"],))[0][0] == 0  # fmt: skip
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("string", "1.50"), ("double", 1.5)])
+def test_decimal_handling_modes(
+    cdc_postgres: PostgresServer, database: str, leases: Leases, mode: str, expected: object
+) -> None:
+    cdc_postgres.execute(TABLE + "; INSERT INTO customers VALUES (1, 'a', 1.5, NULL)",
+                         dbname=database)  # fmt: skip
+    config = connector_config(cdc_postgres, database, **{"decimal.handling.mode": mode})
+    leases.run(config, max_ms=500)
+    ((_, value),) = read_topic(leases.servers, f"{config['topic.prefix']}.public.customers", 1)
+    assert value["payload"]["after"]["price"] == expected
+    price = value["schema"]["fields"][1]["fields"][2]
+    assert price["type"] == ("string" if mode == "string" else "double")
+
+
+def test_heartbeats_carry_the_position_past_filtered_changes(
+    cdc_postgres: PostgresServer, database: str, leases: Leases
+) -> None:
+    cdc_postgres.execute(TABLE + "; CREATE TABLE other (id INT PRIMARY KEY)", dbname=database)
+    config = connector_config(cdc_postgres, database, **{
+        "heartbeat.interval.ms": "100", "table.include.list": "public.customers",
+        "snapshot.mode": "no_data"})  # fmt: skip
+    leases.run(config, max_ms=500)
+    before = slot_flushed(cdc_postgres, config["slot.name"])
+    cdc_postgres.execute("INSERT INTO other SELECT generate_series(1, 100)", dbname=database)
+    leases.run(config, max_ms=800)
+    leases.run(config, max_ms=300)  # confirms what the heartbeat committed
+    assert slot_flushed(cdc_postgres, config["slot.name"]) > before
+    prefix = config["topic.prefix"]
+    key, value = read_topic(leases.servers, f"__debezium-heartbeat.{prefix}", 1)[0]
+    assert key["payload"] == {"serverName": prefix}
+    assert key["schema"]["name"] == "io.debezium.connector.common.ServerNameKey"
+    assert value["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
+    assert value["payload"]["ts_ms"] > 0
+
+
+def test_a_snapshot_longer_than_a_lease_goes_on_in_the_next(
+    cdc_postgres: PostgresServer, database: str, leases: Leases
+) -> None:
+    rows = 3000
+    cdc_postgres.execute(TABLE + f"; INSERT INTO customers SELECT g, 'n' || g, NULL, NULL "
+                         f"FROM generate_series(1, {rows}) g", dbname=database)  # fmt: skip
+    config = connector_config(cdc_postgres, database, **{"max.batch.size": "50"})
+    topic = f"{config['topic.prefix']}.public.customers"
+    runs = 0
+    while runs < 40:
+        runs += 1
+        leases.run(config, max_ms=2000, max_records=500)
+        (_, offset), = leases.offsets  # fmt: skip
+        if offset.get("snapshot_completed"):
+            break
+    assert runs > 1, "the snapshot fit in one lease: nothing was tested"
+    events = read_topic(leases.servers, topic, rows)
+    ids = [k["payload"]["id"] for k, _ in events]
+    assert sorted(ids) == list(range(1, rows + 1)), "rows lost or repeated across leases"
+    markers = [v["payload"]["source"]["snapshot"] for _, v in events]
+    assert (markers[0], markers[-1], markers.count("first"), markers.count("last")) == (
+        "first", "last", 1, 1)  # fmt: skip
