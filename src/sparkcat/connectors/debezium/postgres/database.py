@@ -12,6 +12,7 @@ import psycopg2
 import psycopg2.extensions
 import psycopg2.extras
 
+from sparkcat.api.errors import ConnectError
 from sparkcat.connectors.debezium.filters import NameFilter
 from sparkcat.connectors.debezium.postgres import values
 from sparkcat.connectors.debezium.postgres.config import (
@@ -135,7 +136,7 @@ def ensure_publication(conn: Any, name: str, mode: str, tables: Sequence[tuple[s
     exists = query(conn, "SELECT puballtables FROM pg_publication WHERE pubname = %s", (name,))
     if mode == AUTOCREATE_DISABLED:
         if not exists:
-            raise LookupError(
+            raise ConnectError(
                 f"Publication '{name}' does not exist and publication.autocreate.mode is "
                 "disabled: create it (CREATE PUBLICATION ...) or change the mode"
             )
