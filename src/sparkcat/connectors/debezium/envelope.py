@@ -59,15 +59,9 @@ def envelope(
 ) -> Struct:
     """One ``...Envelope`` value; ``ts_*`` say when the connector processed the event."""
     micros = now_us() if processed_us is None else processed_us
-    struct = Struct(table.envelope_schema)
-    struct.put("before", before)
-    struct.put("after", after)
-    struct.put("source", source)
-    struct.put("op", op)
-    struct.put("ts_ms", micros // 1000)
-    struct.put("ts_us", micros)
-    struct.put("ts_ns", micros * 1000)
-    return struct
+    # Field order of the envelope schema: before, after, source, transaction, op, ts_*.
+    values = [before, after, source, None, op, micros // 1000, micros, micros * 1000]
+    return Struct.from_valid_values(table.envelope_schema, values)
 
 
 def _record(

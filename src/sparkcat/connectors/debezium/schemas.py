@@ -95,18 +95,15 @@ def source_schema(name: str, extra: Sequence[tuple[str, Schema]]) -> Schema:
 
 
 def source_struct(schema: Schema, values: Mapping[str, Any]) -> Struct:
-    """A ``source`` block; ``ts_us``/``ts_ns`` follow from ``ts_us`` in ``values``."""
-    struct = Struct(schema)
+    """A ``source`` block; ``ts_ms``/``ts_ns`` follow from ``ts_us`` in ``values``.
+
+    Built without per-field checks (one is built per event): ``values`` come from the
+    connector, typed as the schema says."""
     micros = values["ts_us"]
-    for field in schema.fields:
-        name = field.name
-        if name == "ts_ms":
-            struct.put(field, micros // 1000)
-        elif name == "ts_ns":
-            struct.put(field, micros * 1000)
-        elif name in values:
-            struct.put(field, values[name])
-    return struct
+    derived = {"ts_ms": micros // 1000, "ts_ns": micros * 1000}
+    get = values.get
+    row = [derived[f.name] if f.name in derived else get(f.name) for f in schema.fields]
+    return Struct.from_valid_values(schema, row)
 
 
 class TableSchema:
@@ -170,22 +167,21 @@ class TableSchema:
 
     def value(self, row: Mapping[str, Any]) -> Struct:
         """The row as a ``...Value`` struct. A required column the row lacks (a key-only
-        ``before``) gets its type's empty value, as Debezium fills it."""
-        struct = Struct(self.value_schema)
+        ``before``) gets its type's empty value, as Debezium fills it. The converters give
+        values of the field's type, so the struct is built without per-field checks."""
+        values = []
         for field in self.value_schema.fields:
             value = self._convert(field.name, field.schema, row.get(field.name))
             if value is None and not field.schema.optional:
                 value = _empty(field.schema)
-            struct.put(field, value)
-        return struct
+            values.append(value)
+        return Struct.from_valid_values(self.value_schema, values)
 
     def key(self, row: Mapping[str, Any]) -> Struct | None:
         if self.key_schema is None:
             return None
-        struct = Struct(self.key_schema)
-        for field in self.key_schema.fields:
-            struct.put(field, self._convert(field.name, field.schema, row.get(field.name)))
-        return struct
+        values = [self._convert(f.name, f.schema, row.get(f.name)) for f in self.key_schema.fields]
+        return Struct.from_valid_values(self.key_schema, values)
 
     def has_key_values(self, row: Mapping[str, Any]) -> bool:
         """Whether ``row`` carries every key column (a key-only ``before`` may not)."""
