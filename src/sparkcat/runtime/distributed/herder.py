@@ -22,6 +22,7 @@ import logging
 import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from sparkcat.api.errors import ConnectError, NotFoundError
@@ -120,6 +121,9 @@ class DistributedHerder(AbstractHerder):
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._kinds: dict[str, str] = {}
+        # A follower's task configs travel to the leader off the tick thread (work.reconfigure).
+        self.forwarder = ThreadPoolExecutor(4, thread_name_prefix="task-configs-to-leader")
+        self.forwards: dict[str, Future[None]] = {}
 
     # -- lifecycle of the worker ------------------------------------------------------------
     def start(self) -> None:
@@ -142,6 +146,7 @@ class DistributedHerder(AbstractHerder):
             self._thread.join(timeout=60)
         with self._lock:
             work.release_all(self)
+        self.forwarder.shutdown(wait=False, cancel_futures=True)
         if self.member is not None:
             self.member.stop()
 

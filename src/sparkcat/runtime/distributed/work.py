@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+FORWARD_RETRY_BACKOFF_S = 1.0
+
 
 def assigned_tasks(herder: DistributedHerder) -> set[tuple[str, int]]:
     assignment = herder.assignment
@@ -65,6 +67,8 @@ def reconcile(herder: DistributedHerder) -> None:
         if name not in mine or not snap.contains(name):
             _drop_connector(herder, name, deleted=not snap.contains(name))
     for name in sorted(mine):
+        if _rebalance_waits(herder):
+            return
         if snap.contains(name):
             _sync_connector(herder, snap, name)
     _apply_restarts(herder, snap)
@@ -72,8 +76,22 @@ def reconcile(herder: DistributedHerder) -> None:
     for connector, task in assigned_tasks(herder):
         tasks.setdefault(connector, []).append(task)
     for name in sorted(set(herder.plans) | set(tasks)):
+        if _rebalance_waits(herder):
+            return
         _sync_tasks(herder, snap, name, sorted(tasks.get(name, [])))
     _reassert_statuses(herder)
+
+
+def _rebalance_waits(herder: DistributedHerder) -> bool:
+    """A rebalance has begun: leave the rest of the reconciliation to the tick after it.
+
+    Starting hundreds of connectors takes the tick thread seconds, and it is the thread that
+    rejoins the group; a member that rejoins late misses the round (the embedded broker closes
+    it after half a session timeout, Kafka's after ``rebalance.timeout.ms``), falls out of the
+    group and loses its work, and every miss costs the whole group another round. Stopping
+    work (revocations, deletions) is never deferred."""
+    member = herder.member
+    return member is not None and bool(member.rejoin_needed)
 
 
 def _unassigned_by_another(
@@ -171,6 +189,9 @@ def reconfigure(herder: DistributedHerder, managed: ManagedConnector, force: boo
     from the committed ones, have the leader write them (Kafka's ``reconfigureConnector``)."""
     if managed.target is not TargetState.STARTED or not managed.started:
         return
+    pending = herder.forwards.get(managed.name)
+    if pending is not None and not pending.done():
+        return  # the leader has not answered the last ones yet
     assert managed.instance is not None
     try:
         configs = herder._generate_task_configs(managed, managed.instance)
@@ -180,14 +201,35 @@ def reconfigure(herder: DistributedHerder, managed: ManagedConnector, force: boo
     managed.applied_config = None
     committed = herder.snapshot.all_task_configs(managed.name)
     if force or configs != committed or managed.name in herder.snapshot.inconsistent_connectors:
+        if not herder.is_leader():
+            # Off the tick thread, as Kafka forwards them: the leader may hold the request
+            # through a rebalance, and this thread must rejoin meanwhile. A later tick sees
+            # them committed (or sends them again).
+            herder.forwards[managed.name] = herder.forwarder.submit(
+                _forward_task_configs, herder, managed.name, configs
+            )
+            return
         try:
-            write_task_configs(herder, managed.name, configs)
+            herder.configs.put_task_configs(managed.name, configs)
         except Exception as exc:
             log.warning("Could not write the task configs of %s (retrying): %s", managed.name,
                         exc)  # fmt: skip
             return
     managed.task_configs = configs
     managed.applied_config = dict(managed.config)
+
+
+def _forward_task_configs(
+    herder: DistributedHerder, name: str, configs: list[dict[str, str]]
+) -> None:
+    try:
+        write_task_configs(herder, name, configs)
+    except Exception as exc:
+        log.warning("Could not send the task configs of %s to the leader (retrying): %s", name,
+                    exc)  # fmt: skip
+        time.sleep(FORWARD_RETRY_BACKOFF_S)
+    if herder.member is not None:
+        herder.member.wakeup()
 
 
 def write_task_configs(herder: DistributedHerder, name: str, configs: list[dict[str, str]]) -> None:
@@ -207,9 +249,9 @@ def write_task_configs(herder: DistributedHerder, name: str, configs: list[dict[
     if key is not None:
         algorithm = herder.config.get_string("inter.worker.signature.algorithm")
         headers.update(sign(key.key, body, algorithm))
-    # Short: this thread also polls the group, and the leader waits for a rebalance to end.
+    # The leader holds a write while it rebalances (up to 30 s), then answers.
     url = f"{leader.rstrip('/')}/connectors/{name}/tasks?forward=true"
-    status, text = send("POST", url, body, headers, timeout_s=10.0)
+    status, text = send("POST", url, body, headers, timeout_s=60.0)
     if status >= 300:
         raise ConnectionError(f"leader answered {status}: {text.decode('utf-8', 'replace')}")
 

@@ -47,7 +47,11 @@ def leader(worker: dict[str, str]) -> Iterator[DistributedHerder]:
     herder = DistributedHerder(config, None, offsets, registry, "w:1", configs, statuses,  # type: ignore[arg-type]
                                "http://w:1/")  # fmt: skip
     herder.member = SimpleNamespace(
-        is_leader=True, leader_url="http://w:1/", request_rejoin=lambda: None
+        is_leader=True,
+        leader_url="http://w:1/",
+        request_rejoin=lambda: None,
+        rejoin_needed=False,
+        wakeup=lambda: None,
     )
     herder.rebalancing = False
     yield herder

@@ -77,7 +77,7 @@ def test_only_a_stopped_connector_on_the_leader(leader: DistributedHerder, tmp_p
         leader.reset_connector_offsets("nope")
     with pytest.raises(NotFoundError, match=r"^Connector nope not found$"):
         leader.connector_offsets("nope")
-    leader.member = SimpleNamespace(is_leader=False, leader_url="http://w:2/")
+    leader.member = SimpleNamespace(is_leader=False, leader_url="http://w:2/", rejoin_needed=False)
     with pytest.raises(NotLeaderError) as forwarded:
         leader.reset_connector_offsets("run")
     assert forwarded.value.leader_url == "http://w:2/"

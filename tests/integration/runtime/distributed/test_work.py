@@ -3,8 +3,13 @@ stores: the status records other workers read."""
 
 from __future__ import annotations
 
+import http.server
+import threading
+import time
+from types import SimpleNamespace
 from typing import Any
 
+import orjson
 import pytest
 from tests.integration.runtime.distributed.test_topics import group_member, run_here
 
@@ -77,3 +82,74 @@ def test_tasks_count_as_started_when_this_worker_starts_them(
         assert _task_startups(herder) == (1.0, 1.0)
         herder.restart_task("c", 0)
         assert _task_startups(herder) == (2.0, 2.0)
+
+
+def _source(tmp_path: Any, name: str) -> dict[str, str]:
+    return {"connector.class": "FileStreamSource", "tasks.max": "1",
+            "file": str(tmp_path / f"{name}.txt"), "topic": name}  # fmt: skip
+
+
+def _assign(herder: DistributedHerder, *names: str) -> None:
+    herder.group_generation = 3
+    herder.assignment = ExtendedAssignment(
+        version=2, error=0, leader="w:1", leader_url="http://w:1/",
+        config_offset=herder.configs.snapshot().offset, connectors=names,
+    )  # fmt: skip
+
+
+def test_a_rebalance_under_way_defers_starting_connectors(
+    leader: DistributedHerder, tmp_path: Any
+) -> None:
+    """A worker starting hundreds of connectors stops as soon as a rebalance begins, so that
+    its tick thread rejoins in time (a member that rejoins late falls out of the group); the
+    tick after the rebalance starts them."""
+    for name in ("a", "b"):
+        leader.create_connector(name, _source(tmp_path, name))
+    _assign(leader, "a", "b")
+    leader.member.rejoin_needed = True
+    leader.tick()
+    assert leader.status.get("a") is None and leader.status.get("b") is None
+    leader.member.rejoin_needed = False
+    leader.tick()
+    states = {n: s.state for n in ("a", "b") if (s := leader.status.get(n)) is not None}
+    assert states == {"a": State.RUNNING, "b": State.RUNNING}
+
+
+def test_a_follower_sends_task_configs_to_the_leader_off_its_tick_thread(
+    leader: DistributedHerder, tmp_path: Any
+) -> None:
+    """A leader busy with a rebalance holds a write for seconds; the follower's tick thread,
+    which also rejoins the group, does not wait for it (Kafka forwards on an executor)."""
+    received: list[Any] = []
+
+    class SlowLeader(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            time.sleep(3)
+            received.append((self.path, orjson.loads(body)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowLeader)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        leader.configs.put_connector_config("f", {"name": "f", **_source(tmp_path, "f")}, None)
+        leader.member = SimpleNamespace(
+            is_leader=False, leader_url=f"http://127.0.0.1:{server.server_port}/",
+            request_rejoin=lambda: None, rejoin_needed=False, wakeup=lambda: None,
+        )  # fmt: skip
+        _assign(leader, "f")
+        started = time.monotonic()
+        leader.tick()
+        assert time.monotonic() - started < 2.0
+        deadline = time.monotonic() + 15
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [path for path, _ in received] == ["/connectors/f/tasks?forward=true"]
+        assert received[0][1][0]["file"] == str(tmp_path / "f.txt")
+    finally:
+        server.shutdown()
+        server.server_close()
