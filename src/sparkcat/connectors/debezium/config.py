@@ -45,6 +45,10 @@ TOPIC_DELIMITER = "topic.delimiter"
 SKIPPED_OPERATIONS = "skipped.operations"
 PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata"
 TASKS_MAX = "tasks.max"
+SIGNAL_DATA_COLLECTION = "signal.data.collection"
+SIGNAL_ENABLED_CHANNELS = "signal.enabled.channels"
+INCREMENTAL_SNAPSHOT_CHUNK_SIZE = "incremental.snapshot.chunk.size"
+INCREMENTAL_SNAPSHOT_WATERMARKING_STRATEGY = "incremental.snapshot.watermarking.strategy"
 
 DECIMAL_MODES = ("precise", "double", "string")
 TIME_PRECISION_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
@@ -231,6 +235,37 @@ def common_config_def(default_time_precision: str, default_port: int) -> ConfigD
             _SKIPPED_OPERATIONS,
             importance=Importance.LOW,
             documentation="Operations not emitted: c, u, d, t (comma-separated) or none.",
+        )
+        .define(
+            SIGNAL_DATA_COLLECTION,
+            ConfigType.STRING,
+            "",
+            importance=Importance.MEDIUM,
+            documentation="The signal table (schema.table or db.table): rows inserted there "
+            "start (execute-snapshot) and stop (stop-snapshot) incremental snapshots.",
+        )
+        .define(
+            SIGNAL_ENABLED_CHANNELS,
+            ConfigType.LIST,
+            "source",
+            importance=Importance.LOW,
+            documentation="Where signals come from: only source (the signal table).",
+        )
+        .define(
+            INCREMENTAL_SNAPSHOT_CHUNK_SIZE,
+            ConfigType.INT,
+            1024,
+            Range.at_least(1),
+            importance=Importance.MEDIUM,
+            documentation="Rows per chunk of an incremental snapshot.",
+        )
+        .define(
+            INCREMENTAL_SNAPSHOT_WATERMARKING_STRATEGY,
+            ConfigType.STRING,
+            "insert_insert",
+            CaseInsensitiveValidString.in_("insert_insert"),
+            importance=Importance.LOW,
+            documentation="How chunk windows are marked in the signal table: insert_insert.",
         )
         .define(
             PROVIDE_TRANSACTION_METADATA,

@@ -24,6 +24,7 @@ from sparkcat.connectors.debezium.filters import KeyColumns, NameFilter
 from sparkcat.connectors.debezium.heartbeat import Heartbeat, heartbeat_topic
 from sparkcat.connectors.debezium.postgres import config as pg
 from sparkcat.connectors.debezium.postgres import database, snapshot
+from sparkcat.connectors.debezium.postgres.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition, partition
 from sparkcat.connectors.debezium.postgres.pgoutput import parse_lsn
 from sparkcat.connectors.debezium.postgres.stream import SlotSettings, StreamReader, open_stream
@@ -46,6 +47,7 @@ class PostgresConnectorTask(SourceTask):
         self._stream: StreamReader | None = None
         self._stream_start: tuple[int, StoredOffset | None, int | None] | None = None
         self._idle = False
+        self._incremental: IncrementalSnapshot | None = None
 
     def version(self) -> str:
         return common.VERSION
@@ -86,12 +88,20 @@ class PostgresConnectorTask(SourceTask):
         self._conn = database.connect(self._connection)
         self._tables = Tables(self._conn, self._schema_settings(config, prefix))
         captured = database.captured_tables(self._conn, self._filters)
+        published = list(captured)
+        signal = str(config.get(common.SIGNAL_DATA_COLLECTION) or "")
+        if signal and "." in signal:
+            # Watermarks and signals travel through the stream: the signal table is published.
+            schema, _, table = signal.partition(".")
+            if (schema, table) not in published:
+                published.append((schema, table))
         database.ensure_publication(
             self._conn, self._slot.publication,
-            str(config.get(pg.PUBLICATION_AUTOCREATE_MODE)).lower(), captured,
+            str(config.get(pg.PUBLICATION_AUTOCREATE_MODE)).lower(), published,
         )  # fmt: skip
         committed = self.context.offset_storage_reader().offset(self._partition)
         stored = StoredOffset.of(committed)
+        self._incremental = self._incremental_snapshot(config, committed)
         if self._needs_snapshot(stored, committed, props):
             self._start_snapshot(stored, captured)
         elif stored is not None and self._mode == pg.SNAPSHOT_INITIAL_ONLY:
@@ -99,6 +109,22 @@ class PostgresConnectorTask(SourceTask):
         else:
             snapshot.discard(self._park_key)
             self._plan_stream(stored)
+            # The slot exists from the task's start on: nothing committed after it is missed.
+            self._ensure_slot()
+
+    def _incremental_snapshot(
+        self, config: AbstractConfig, committed: Any
+    ) -> IncrementalSnapshot | None:
+        signal = str(config.get(common.SIGNAL_DATA_COLLECTION) or "")
+        if not signal:
+            return None
+        return IncrementalSnapshot.restore(
+            committed,
+            signal,
+            int(config.get(common.INCREMENTAL_SNAPSHOT_CHUNK_SIZE)),
+            self._tables,
+            lambda: database.connect(self._connection, raw_text=True),
+        )
 
     def _schema_settings(self, config: AbstractConfig, prefix: str) -> SchemaSettings:
         modes = TypeModes(
@@ -185,9 +211,8 @@ class PostgresConnectorTask(SourceTask):
         else:
             self._stream_start = (0, None, None)
 
-    def _open_stream(self) -> StreamReader:
-        assert self._stream_start is not None
-        start, skip, confirm = self._stream_start
+    def _ensure_slot(self) -> database.SlotState | None:
+        """The slot's state, after creating it if it is missing."""
         state = database.slot_state(self._conn, self._slot.slot, self._connection.dbname)
         if state is None:
             replication = database.connect(self._connection, replication=True)
@@ -198,11 +223,18 @@ class PostgresConnectorTask(SourceTask):
             finally:
                 replication.close()
             state = database.slot_state(self._conn, self._slot.slot, self._connection.dbname)
+        return state
+
+    def _open_stream(self) -> StreamReader:
+        assert self._stream_start is not None
+        start, skip, confirm = self._stream_start
+        state = self._ensure_slot()
         conn = open_stream(self._connection, self._conn, self._slot, start)
         begin = start or (state.confirmed_flush_lsn if state else None) or 0
         reader = StreamReader(
             conn, self._tables, self._filters.captured, self._events, self._partition,
             StreamPosition(lsn=begin, lsn_proc=begin, lsn_commit=begin), skip,
+            self._incremental,
         )  # fmt: skip
         if confirm:
             reader.flush(confirm)
@@ -224,9 +256,11 @@ class PostgresConnectorTask(SourceTask):
             return []
         if self._stream is None:
             self._stream = self._open_stream()
+        if self._incremental is not None and self._incremental.wants_chunk:
+            self._incremental.read_chunk()
         records = self._stream.read(self._max_batch, self._poll_s)
         if self._heartbeat.due():
-            position = self._stream.position.offset()
+            position = self._stream.offset()
             records.append(self._heartbeat.record(self._partition, position))
         return records
 
@@ -250,6 +284,8 @@ class PostgresConnectorTask(SourceTask):
         if self._stream is not None:
             self._stream.close()
             self._stream = None
+        if self._incremental is not None:
+            self._incremental.close()
         reader, self._snapshot = self._snapshot, None
         if reader is not None and not reader.done:
             if reader.clean:

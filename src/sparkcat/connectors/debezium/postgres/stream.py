@@ -32,6 +32,7 @@ from sparkcat.connectors.debezium.envelope import (
 )
 from sparkcat.connectors.debezium.postgres import database, pgoutput
 from sparkcat.connectors.debezium.postgres.config import ConnectionSettings
+from sparkcat.connectors.debezium.postgres.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
 
@@ -97,6 +98,7 @@ class StreamReader:
         partition: Mapping[str, Any],
         position: StreamPosition,
         skip_until: StoredOffset | None,
+        incremental: IncrementalSnapshot | None = None,
     ) -> None:
         self.conn = conn
         self.cursor = conn.cursor()
@@ -106,6 +108,7 @@ class StreamReader:
         self.partition = partition
         self.position = position
         self._skip = skip_until
+        self.incremental = incremental
         self._relations: dict[int, pgoutput.Relation] = {}
         self._begin: pgoutput.Begin | None = None
 
@@ -173,7 +176,14 @@ class StreamReader:
         p = self.position
         sequence = f'["{p.lsn_commit}","{p.lsn}"]' if p.lsn_commit is not None else None
         source = self.tables.source(table, p.ts_usec or 0, "false", p.lsn, p.tx_id, sequence)
-        return Position(self.partition, p.offset(), source)
+        return Position(self.partition, self.offset(), source)
+
+    def offset(self) -> dict[str, Any]:
+        """The offset of the current position (with the incremental snapshot's progress)."""
+        offset = self.position.offset()
+        if self.incremental is not None:
+            offset.update(self.incremental.offset())
+        return offset
 
     def _change(
         self, lsn: int, message: pgoutput.Insert | pgoutput.Update | pgoutput.Delete
@@ -182,9 +192,20 @@ class StreamReader:
         if self._skipped(lsn):
             return []
         relation, table = self._table(message.relation_id)
+        signals: list[SourceRecord] = []
+        incremental = self.incremental
+        if (
+            incremental is not None
+            and isinstance(message, pgoutput.Insert)
+            and incremental.is_signal(relation.namespace, relation.name)
+        ):
+            signals = incremental.on_signal(message.new, self.partition, self.offset())
         if table is None:
-            return []
+            return signals
         names = [c.name for c in relation.columns]
+        if incremental is not None:
+            for values in _tuples(message):
+                incremental.on_change(table, _key(table, names, values))
         if isinstance(message, pgoutput.Insert):
             op, before, after = OP_CREATE, None, table.row(names, message.new)
         elif isinstance(message, pgoutput.Update):
@@ -192,7 +213,8 @@ class StreamReader:
             op, after = OP_UPDATE, table.row(names, message.new)
         else:
             op, before, after = OP_DELETE, table.row(names, message.old), None
-        return change_events(table.debezium, self.events, self._position(table), op, before, after)
+        position = self._position(table)
+        return change_events(table.debezium, self.events, position, op, before, after) + signals
 
     def _truncate(self, lsn: int, message: pgoutput.Truncate) -> list[SourceRecord]:
         self.position.event(lsn)
@@ -210,6 +232,19 @@ class StreamReader:
             self.conn.close()
         except Exception:  # closing a broken connection
             pass
+
+
+def _tuples(message: pgoutput.Insert | pgoutput.Update | pgoutput.Delete) -> list[Any]:
+    if isinstance(message, pgoutput.Delete):
+        return [message.old]
+    if isinstance(message, pgoutput.Update) and message.old is not None:
+        return [message.old, message.new]
+    return [message.new]
+
+
+def _key(table: CapturedTable, names: list[str], values: Any) -> tuple[Any, ...]:
+    by_name = dict(zip(names, values, strict=True))
+    return tuple(by_name.get(c) for c in table.debezium.key_columns)
 
 
 __all__ = ["SlotSettings", "StreamReader", "open_stream"]
