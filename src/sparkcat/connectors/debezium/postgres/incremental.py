@@ -242,7 +242,13 @@ class IncrementalSnapshot:
 
 
 def _key(value: Any) -> Key | None:
-    return None if not value else tuple(json.loads(value))
+    """A key written by this connector; ``None`` (restart the table) for any other form,
+    such as Debezium's serialized Java arrays."""
+    try:
+        parsed = json.loads(value) if value else None
+    except ValueError:
+        return None
+    return tuple(parsed) if isinstance(parsed, list) else None
 
 
 def _data(text: Any) -> dict[str, Any]:
