@@ -49,6 +49,11 @@ KIND_INTERVAL = "interval"
 """Values are ``int`` microseconds (``interval.handling.mode=numeric``)."""
 KIND_BITS = "bits"
 """``precision``: the number of bits (more than 1; ``bit(1)`` is a boolean)."""
+KIND_ENUM = "enum"
+"""MySQL's ENUM: a string whose schema lists ``Column.allowed``."""
+KIND_ENUM_SET = "enumset"
+"""MySQL's SET: values are the chosen members joined by commas, in declaration order."""
+KIND_YEAR = "year"
 
 DEBEZIUM_DATE = "io.debezium.time.Date"
 DEBEZIUM_TIME = "io.debezium.time.Time"
@@ -63,6 +68,9 @@ DEBEZIUM_UUID = "io.debezium.data.Uuid"
 DEBEZIUM_JSON = "io.debezium.data.Json"
 DEBEZIUM_XML = "io.debezium.data.Xml"
 DEBEZIUM_BITS = "io.debezium.data.Bits"
+DEBEZIUM_ENUM = "io.debezium.data.Enum"
+DEBEZIUM_ENUM_SET = "io.debezium.data.EnumSet"
+DEBEZIUM_YEAR = "io.debezium.time.Year"
 PRECISION_PARAMETER = "connect.decimal.precision"
 
 _EPOCH = datetime.datetime(1970, 1, 1)
@@ -84,6 +92,8 @@ class Column:
     precision: int | None = None
     scale: int | None = None
     type_name: str = ""
+    allowed: tuple[str, ...] = ()
+    """The members of an ENUM or SET column, in declaration order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +141,11 @@ def _schema_builder(column: Column, modes: TypeModes) -> SchemaBuilder:
         return _named(SchemaBuilder.bytes(), DEBEZIUM_BITS).parameter(
             "length", str(column.precision or 1)
         )
+    if kind in (KIND_ENUM, KIND_ENUM_SET):
+        name = DEBEZIUM_ENUM if kind == KIND_ENUM else DEBEZIUM_ENUM_SET
+        return _named(SchemaBuilder.string(), name).parameter("allowed", ",".join(column.allowed))
+    if kind == KIND_YEAR:
+        return _named(SchemaBuilder.int32(), DEBEZIUM_YEAR)
     return SchemaBuilder.string()
 
 
@@ -211,6 +226,10 @@ def value_converter(column: Column, schema: Schema, modes: TypeModes) -> Convert
         return zoned_time
     if kind == KIND_BITS:
         return _bits
+    if kind == KIND_YEAR:
+        return int
+    if kind == KIND_ENUM_SET:
+        return lambda v: _enum_set(column.allowed, v)
     if kind == KIND_STRING or kind not in _SIMPLE:
         return str
     if kind in (KIND_FLOAT32, KIND_FLOAT64):
@@ -310,6 +329,12 @@ def _bits(value: Any) -> bytes:
     number = int(value, 2) if isinstance(value, str) else int(value)
     length = max(1, (number.bit_length() + 7) // 8)
     return number.to_bytes(length, "little")
+
+
+def _enum_set(allowed: tuple[str, ...], value: Any) -> str:
+    """A SET value (a set of members, or their comma-joined text) in declaration order."""
+    chosen = set(value.split(",")) if isinstance(value, str) else set(value)
+    return ",".join(m for m in allowed if m in chosen)
 
 
 _BINARY: dict[str, Converter] = {

@@ -30,6 +30,8 @@ def test_connector_plugins(client: TestClient) -> None:
         ("sparkcat.connectors.spark.SparkSinkConnector", "sink"),
         ("sparkcat.connectors.storage.FileSystemSinkConnector", "sink"),
         ("io.confluent.connect.jdbc.JdbcSourceConnector", "source"),
+        ("io.debezium.connector.mariadb.MariaDbConnector", "source"),
+        ("io.debezium.connector.mysql.MySqlConnector", "source"),
         ("io.debezium.connector.postgresql.PostgresConnector", "source"),
         (FILE_SOURCE, "source"),
         ("org.apache.kafka.connect.mirror.MirrorCheckpointConnector", "source"),
