@@ -4,10 +4,15 @@ Kafka's ``connect-mirror-maker.sh``: for each flow source->target of the file (s
 :mod:`sparkcat.mirror_maker_config`) one standalone-style worker (herder + engine) runs the
 flow's MirrorSourceConnector, MirrorCheckpointConnector and MirrorHeartbeatConnector,
 producing to the target; all workers share one SparkSession. ``--clusters`` keeps only the
-flows whose target is listed. Source offsets go to ``offset.storage.file.filename`` of the
-flow (``A->B.offset.storage.file.filename``), by default ``mm2-offsets.<source>-<target>``
-in the working directory. Exit codes as ``sparkcat standalone``: 2 for a bad command line or
-file (one line on stderr, nothing started), 0 after SIGINT/SIGTERM.
+flows whose target is listed. As in Kafka, a flow's source offsets and statuses live in
+topics of its target cluster, ``mm2-offsets.<source>.internal`` and
+``mm2-status.<source>.internal`` (``offset.storage.topic``/``status.storage.topic`` and their
+``.partitions``/``.replication.factor`` keys override them), so Kafka's tools read them and a
+restarted (or killed) MirrorMaker resumes from the last committed offsets. Connector configs
+come from the file at every start and are not written to ``mm2-configs.<source>.internal``:
+one process per file runs every flow (KIP-710's several cooperating nodes are not
+supported). Exit codes as ``sparkcat standalone``: 2 for a bad command line or file (one line
+on stderr, nothing started), 0 after SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ from typing import Any
 
 from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.mirror_maker_config import CONNECTORS, MirrorMakerConfig, SourceAndTarget
+from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.properties import load_properties
-from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger("sparkcat.mirror_maker")
 
@@ -36,7 +41,7 @@ class UsageError(Exception):
 
 def parse_args(
     args: Sequence[str],
-) -> list[tuple[SourceAndTarget, WorkerConfig, MirrorMakerConfig]]:
+) -> list[tuple[SourceAndTarget, DistributedConfig, MirrorMakerConfig]]:
     """The flows to run, each with its worker config; ``UsageError`` when unusable."""
     args = list(args)
     if not args or args[0].startswith("-"):
@@ -62,12 +67,8 @@ def parse_args(
             raise UsageError(
                 f"invalid MirrorMaker config {path}: no {pair.target}.bootstrap.servers"
             )
-        file_key = f"{pair}.offset.storage.file.filename"
-        worker["offset.storage.file.filename"] = config.raw.get(
-            file_key, f"mm2-offsets.{pair.source}-{pair.target}"
-        )
         try:
-            flows.append((pair, WorkerConfig(worker), config))
+            flows.append((pair, DistributedConfig(worker), config))
         except ConfigError as exc:
             raise UsageError(f"invalid MirrorMaker config {path}: {exc}") from exc
     if not flows:
@@ -93,12 +94,12 @@ class MirrorMaker:
     """The running flows: one herder and engine per flow on one SparkSession."""
 
     def __init__(
-        self, flows: list[tuple[SourceAndTarget, WorkerConfig, MirrorMakerConfig]]
+        self, flows: list[tuple[SourceAndTarget, DistributedConfig, MirrorMakerConfig]]
     ) -> None:
         self.flows = flows
         self.stop_event = threading.Event()
         self.session: Any = None
-        self.parts: list[tuple[Any, Any, Any]] = []  # (herder, engine, offsets)
+        self.parts: list[tuple[Any, Any, Any]] = []  # (engine, offsets, statuses)
 
     def run(self) -> int:
         if threading.current_thread() is threading.main_thread():
@@ -120,16 +121,22 @@ class MirrorMaker:
         from sparkcat.engine.session import build_session
         from sparkcat.runtime.isolation.plugins import default_registry
         from sparkcat.runtime.standalone.herder import StandaloneHerder
-        from sparkcat.runtime.stores.offsets import FileOffsetStore
+        from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
+        from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
 
         first = self.flows[0][1]
         self.session = build_session(first.strings())
         for pair, worker, config in self.flows:
-            offsets = FileOffsetStore(worker.get_string("offset.storage.file.filename"))
-            engine = SparkEngine(worker.strings(), offsets, session=self.session)
+            props = worker.strings()
+            offsets = KafkaOffsetBackingStore(props, client_id=f"{pair}|offsets")
+            statuses = KafkaStatusBackingStore(props, client_id=f"{pair}|statuses")
+            self.parts.append((None, offsets, statuses))
+            offsets.start()
+            statuses.start()
+            engine = SparkEngine(props, offsets, session=self.session)
+            self.parts[-1] = (engine, offsets, statuses)
             registry = default_registry(worker.plugin_path())
-            herder = StandaloneHerder(worker, engine, offsets, registry, str(pair))
-            self.parts.append((herder, engine, offsets))
+            herder = StandaloneHerder(worker, engine, offsets, registry, str(pair), statuses)
             for connector in CONNECTORS:
                 herder.create_connector(
                     connector, config.connector_config(pair, connector), None, None
@@ -138,8 +145,10 @@ class MirrorMaker:
 
     def shutdown(self) -> None:
         steps: list[Callable[[], object]] = []
-        for _herder, engine, offsets in reversed(self.parts):
-            steps += [engine.close, offsets.flush, offsets.close]
+        for engine, offsets, statuses in reversed(self.parts):
+            if engine is not None:
+                steps.append(engine.close)
+            steps += [statuses.flush, statuses.stop, offsets.close]
         if self.session is not None:
             steps.append(self.session.stop)
         for step in steps:

@@ -55,7 +55,11 @@ def read_all(servers: str, topic: str, count: int, parts: int, timeout_s: float 
 
 def read_to_end(servers: str, topic: str, parts: int, timeout_s: float = 30) -> list[Any]:
     """Every message of ``topic`` up to the end the fetch responses report (not ListOffsets,
-    which the embedded broker answers wrongly)."""
+    which the embedded broker answers wrongly), each partition read up to the first end it
+    reaches. Nothing (and the topic is not asked for) when ``topic`` does not exist: the
+    embedded broker would create it, with 4 partitions, on a consumer's request."""
+    if topic not in partitions(servers):
+        return []
     consumer = Consumer(
         {"bootstrap.servers": servers, "group.id": "reader", "enable.auto.commit": False,
          "enable.partition.eof": True, "fetch.wait.max.ms": 10}
@@ -67,14 +71,22 @@ def read_to_end(servers: str, topic: str, parts: int, timeout_s: float = 30) -> 
     try:
         while len(at_end) < parts:
             if time.monotonic() > deadline:
-                raise AssertionError(f"could not read {topic} to its end in {timeout_s} s")
+                tps = [KafkaTopicPartition(topic, p) for p in range(parts)]
+                where = [(tp.partition, tp.offset) for tp in consumer.position(tps)]
+                marks = [consumer.get_watermark_offsets(tp, cached=True) for tp in tps]
+                raise AssertionError(
+                    f"could not read {topic} to its end in {timeout_s} s: read {len(found)}, "
+                    f"ends of {sorted(at_end)} reached, positions {where}, watermarks {marks}"
+                )
             for message in consumer.consume(10_000, timeout=0.2):
                 error = message.error()
                 if error is None:
                     found.append(message)
-                    at_end.discard(message.partition())
                 elif error.code() == KafkaError._PARTITION_EOF:
-                    at_end.add(message.partition() or 0)
+                    # Stop there: a partition written to meanwhile would never end.
+                    partition = message.partition() or 0
+                    consumer.pause([KafkaTopicPartition(topic, partition)])
+                    at_end.add(partition)
     finally:
         consumer.close()
     return found
