@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from tests.support.cdc_mariadb import PASSWORD, USER, ThrowawayMariaDb
+from tests.support.cdc_servers import read_topic
 
 from sparkcat.runtime.tasks import client_cache
 
@@ -72,34 +73,6 @@ class Leases:
 def leases(kafka_broker: Any) -> Iterator[Leases]:
     yield Leases(kafka_broker.bootstrap_servers)
     client_cache.close_all()
-
-
-def read_topic(servers: str, topic: str, expected: int, timeout_s: float = 20.0) -> list[Any]:
-    """``(key, value)`` JSON envelopes of partition 0 of ``topic`` (``None`` for a null),
-    read until ``expected`` arrived, then whatever else follows at once."""
-    import time
-
-    import orjson
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
-
-    consumer = Consumer({"bootstrap.servers": servers, "group.id": "unused",
-                         "enable.auto.commit": False, "fetch.wait.max.ms": 50})  # fmt: skip
-    found: list[Any] = []
-    deadline = time.monotonic() + timeout_s
-    try:
-        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-        while time.monotonic() < deadline:
-            messages = consumer.consume(1000, 0.3)
-            found += [
-                (None if m.key() is None else orjson.loads(m.key()),
-                 None if m.value() is None else orjson.loads(m.value()))
-                for m in messages if m.error() is None
-            ]  # fmt: skip
-            if len(found) >= expected and not messages:
-                break
-    finally:
-        consumer.close()
-    return found
 
 
 __all__ = ["Leases", "connector_config", "read_topic", "unique"]
