@@ -200,8 +200,15 @@ class SourceTask(Task):
         """
 
     def commit(self) -> None:
-        """The offsets of the records acked so far were stored; default: nothing. A task that
-        acknowledges data in its source system can do so here."""
+        """Every record returned by :meth:`poll` so far is in Kafka; default: nothing.
+
+        Called at the end of each lease on the executor: after Kafka acknowledged the records
+        (at-least-once), or after the task's transaction committed them with their offsets
+        (exactly-once). In at-least-once mode the worker stores those offsets just *after*
+        this call, on the driver, so a crash in between replays the records. A task that
+        acknowledges data in its source system (a replication slot, a queue) should therefore
+        acknowledge only up to the offsets its ``offset_storage_reader`` returns when it
+        starts, as a restarted Kafka Connect task would see them."""
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         """``record`` was written to Kafka at ``metadata``, or was dropped by a transformation
