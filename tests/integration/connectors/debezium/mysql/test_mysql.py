@@ -4,6 +4,7 @@ them, decimals in both modes, restarts from committed offsets, snapshot modes, v
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -239,3 +240,72 @@ def test_interrupted_snapshot_restarts_from_scratch(
         (5, "r", "last"), (6, "c", "false"),
     ]  # fmt: skip
     assert "snapshot" not in leases.offsets[0][1]
+
+
+@pytest.mark.parametrize("locking", ["minimal", "none"])
+def test_snapshot_is_consistent_with_the_binlog_under_a_writer(
+    cdc_mariadb: ThrowawayMariaDb, database: str, leases: Leases, locking: str
+) -> None:
+    """``minimal`` reads the position under a global read lock; ``none`` takes MariaDB's
+    position of the snapshot itself: either way every row is in the snapshot or streamed,
+    once."""
+    cdc_mariadb.execute("CREATE TABLE t (id INT PRIMARY KEY)", database=database)
+    cdc_mariadb.execute("INSERT INTO t VALUES " + ", ".join(f"({i})" for i in range(500)),
+                        database=database)  # fmt: skip
+    stop, written = threading.Event(), list(range(500))
+
+    def write() -> None:
+        conn = cdc_mariadb.connect(database)
+        try:
+            n = 10_000
+            while not stop.is_set():
+                with conn.cursor() as cur:
+                    cur.execute(f"INSERT INTO t VALUES ({n})")
+                written.append(n)
+                n += 1
+        finally:
+            conn.close()
+
+    writer = threading.Thread(target=write, daemon=True)
+    config = connector_config(cdc_mariadb, database, **{
+        "max.batch.size": "50", "snapshot.fetch.size": "40", "snapshot.locking.mode": locking,
+    })  # fmt: skip
+    writer.start()
+    try:
+        for _ in range(4):
+            leases.run(config, max_records=150)
+    finally:
+        stop.set()
+        writer.join(10)
+    for _ in range(3):
+        leases.run(config, max_ms=2000)
+    events = payloads(read_topic(leases.servers, f"{config['topic.prefix']}.{database}.t",
+                                 len(written)))  # fmt: skip
+    ids = [k["id"] for k, _ in events]
+    assert len(written) > 520, "the writer hardly ran"
+    assert sorted(ids) == sorted(written), "a row was lost or sent twice"
+    ops = [v["op"] for _, v in events]
+    assert ops.count("r") >= 500 and ops.count("c") > 0
+
+
+def test_heartbeats_carry_the_position_past_filtered_changes(
+    cdc_mariadb: ThrowawayMariaDb, database: str, leases: Leases
+) -> None:
+    cdc_mariadb.execute("CREATE TABLE quiet (id INT PRIMARY KEY)",
+                        "CREATE TABLE busy (id INT PRIMARY KEY)", database=database)  # fmt: skip
+    config = connector_config(cdc_mariadb, database, **{
+        "heartbeat.interval.ms": "100", "table.include.list": f"{database}\\.quiet"})  # fmt: skip
+    leases.run(config, max_ms=1000)
+    (_, first), = leases.offsets  # fmt: skip
+    cdc_mariadb.execute(*(f"INSERT INTO busy VALUES ({i})" for i in range(20)),
+                        database=database)  # fmt: skip
+    leases.run(config, max_ms=1000)
+    (_, second), = leases.offsets  # fmt: skip
+    assert (second["file"], second["pos"]) > (first["file"], first["pos"])
+    prefix = config["topic.prefix"]
+    beats = read_topic(leases.servers, f"__debezium-heartbeat.{prefix}", 1)
+    key, value = beats[0]
+    assert key["payload"] == {"serverName": prefix}
+    assert key["schema"]["name"] == "io.debezium.connector.common.ServerNameKey"
+    assert value["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
+    assert read_topic(leases.servers, f"{prefix}.{database}.busy", 0, 2) == []
