@@ -36,8 +36,8 @@ from typing import Any
 
 import sparkcat
 from sparkcat.api.errors import ConfigError, ConnectError
-from sparkcat.cli_support import cluster_id as _cluster_id
 from sparkcat.cli_support import setup_logging as _setup_logging
+from sparkcat.kafka import admin as kafka_admin
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
     ensure_valid,
@@ -261,7 +261,7 @@ class _Worker:
 
         registry = default_registry(self.config.plugin_path())
         self.herder = StandaloneHerder(self.config, self.engine, self.offsets, registry, "")
-        self.herder.kafka_cluster_id = _cluster_id(self.config)
+        self.herder.kafka_cluster_id = kafka_admin.cluster_id(self.config.strings())
         self.rest = RestServer(
             create_app(self.herder), self.config.get_list("listeners"), self.config.originals()
         ).start()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 import sys
 
-from sparkcat.runtime.worker_config import WorkerConfig
-
 log = logging.getLogger("sparkcat")
 
 
@@ -20,18 +18,4 @@ def setup_logging() -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def cluster_id(config: WorkerConfig) -> str | None:
-    try:
-        from confluent_kafka.admin import AdminClient
-
-        from sparkcat.kafka.clients import admin_config
-
-        conf: dict[str, str | int | float | bool] = {**admin_config(config.strings())}
-        admin = AdminClient(conf)
-        return str(admin.describe_cluster(request_timeout=5).result(timeout=5).cluster_id)
-    except Exception:
-        log.warning("Could not read the Kafka cluster id", exc_info=True)
-        return None
-
-
-__all__ = ["cluster_id", "setup_logging"]
+__all__ = ["setup_logging"]

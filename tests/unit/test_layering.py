@@ -6,7 +6,7 @@
 | converters, transforms, connectors | api (+ their own third-party libs), never pyspark |
 | runtime | anything but pyspark and sparkcat.engine (its seam is sparkcat.runtime.engine_api) |
 | engine | anything but sparkcat.runtime.rest |
-| embedded | anything but pyspark (it reaches Spark through sparkcat.engine) and cli |
+| embedded | anything but pyspark (it reaches Spark through sparkcat.engine), cli and cli_support |
 | cli | everything; nothing imports it |
 """
 
@@ -69,6 +69,8 @@ def _violations(module: str, imported: str) -> str | None:
     top = imported.split(".")[0]
     if _under(imported, "sparkcat.cli"):
         return "nothing imports sparkcat.cli"
+    if _under(imported, "sparkcat.cli_support") and layer in (*LOWER_LAYERS, "embedded"):
+        return "the command lines' helpers are theirs: the embedded API and below never import them"
     if top == "pyspark" and layer != "engine":
         return "only sparkcat.engine imports pyspark"
     if layer == "api":
@@ -118,6 +120,9 @@ def test_imports_respect_the_layers(path: Path) -> None:
     ("module", "imported", "allowed"),
     [
         ("sparkcat.api.records", "collections.abc", True),
+        ("sparkcat.embedded.worker", "sparkcat.cli_support", False),
+        ("sparkcat.runtime.herder.base", "sparkcat.cli_support", False),
+        ("sparkcat.cli_distributed", "sparkcat.cli_support", True),
         ("sparkcat.api.records", "orjson", False),
         ("sparkcat.api.records", "sparkcat.runtime.tasks.pipeline", False),
         ("sparkcat.converters.json.converter", "orjson", True),

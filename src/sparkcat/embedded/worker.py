@@ -112,8 +112,8 @@ class EmbeddedWorker:
     def start_herder(self, session: Any) -> None:
         """The Spark engine (on ``session``, or a new one when None), the distributed herder
         and its REST endpoint; the herder joins the group."""
-        from sparkcat.cli_support import cluster_id
         from sparkcat.engine import SparkEngine
+        from sparkcat.kafka.admin import cluster_id
         from sparkcat.runtime.distributed.forwarding import install
         from sparkcat.runtime.distributed.herder import DistributedHerder
         from sparkcat.runtime.isolation.plugins import default_registry
@@ -125,7 +125,7 @@ class EmbeddedWorker:
         self.herder = DistributedHerder(
             self.config, self.engine, self.offsets, registry, "", self.configs, self.statuses, ""
         )
-        self.herder.kafka_cluster_id = cluster_id(self.config)
+        self.herder.kafka_cluster_id = cluster_id(self.config.strings())
         app = create_app(self.herder)
         install(app, self.herder)
         self.rest = RestServer(

@@ -15,6 +15,7 @@ Two facts about the embedded broker (tansu) shape these helpers (tansu 0.6):
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -37,10 +38,13 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # not re-expo
 from sparkcat.api.errors import ConnectError
 from sparkcat.api.records import TopicPartition
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "KafkaAdminError",
     "TopicSpec",
     "alter_group_offsets",
+    "cluster_id",
     "committed_offsets",
     "delete_group",
     "describe_configs",
@@ -66,6 +70,21 @@ class TopicSpec:
     partitions: int = -1
     replication_factor: int = -1
     configs: Mapping[str, str] = field(default_factory=dict)
+
+
+def cluster_id(worker_props: Mapping[str, Any], timeout_s: float = 5.0) -> str | None:
+    """The Kafka cluster's id for a worker with these settings (``GET /`` shows it), or
+    ``None`` with a WARNING when the cluster cannot say (Kafka's ``lookupKafkaClusterId``
+    fails the worker instead; here the worker starts and shows null)."""
+    from sparkcat.kafka.clients import admin_config
+
+    try:
+        admin = AdminClient(dict(admin_config(worker_props)))
+        return str(admin.describe_cluster(request_timeout=timeout_s).result(timeout=timeout_s)
+                   .cluster_id)  # fmt: skip
+    except Exception:
+        log.warning("Could not read the Kafka cluster id", exc_info=True)
+        return None
 
 
 def ensure_topics(
