@@ -31,6 +31,7 @@ from sparkcat.connectors.debezium.mysql.offsets import (
     BinlogOffset,
     source_partition,
 )
+from sparkcat.connectors.debezium.mysql.server import current_position, is_mariadb
 from sparkcat.connectors.debezium.mysql.tables import SchemaSettings, Tables
 from sparkcat.connectors.debezium.types import TypeModes
 
@@ -96,6 +97,9 @@ class MySqlConnectorTask(SourceTask):
         self._park_key = f"{self.flavour}/{prefix}"
         self._origin = f"{self._settings.host}:{self._settings.port}"
         self._conn = my.connect(self._settings, self._timeout_s)
+        # The server, not the class, decides the GTID flavour: MySqlConnector has read MariaDB
+        # servers since long before Debezium's MariaDbConnector existed.
+        self._mariadb = is_mariadb(self._conn)
         committed = self.context.offset_storage_reader().offset(self._partition)
         if self._needs_snapshot(committed, props):
             self._start_snapshot(committed)
@@ -146,8 +150,6 @@ class MySqlConnectorTask(SourceTask):
             return BinlogOffset.load(json.loads(given))
         if self._mode == my.SNAPSHOT_NEVER:
             return BinlogOffset(self._binlog_files()[0], 4)
-        from sparkcat.connectors.debezium.mysql.server import current_position
-
         return current_position(self._conn)
 
     def _start_snapshot(self, committed: Mapping[str, Any] | None) -> None:
@@ -159,7 +161,7 @@ class MySqlConnectorTask(SourceTask):
         try:
             position, captured = snapshot.begin(
                 conn, self._tables, str(self._config.get(my.SNAPSHOT_LOCKING_MODE)).lower(),
-                self.flavour == "mariadb",
+                self._mariadb,
             )  # fmt: skip
         except BaseException:
             conn.close()
@@ -190,7 +192,7 @@ class MySqlConnectorTask(SourceTask):
             assert self._stream_from is not None
             self._reader = BinlogReader(
                 self._settings, int(self._config.get(my.DATABASE_SERVER_ID)), self._stream_from,
-                mariadb=self.flavour == "mariadb",
+                mariadb=self._mariadb,
                 include_query=bool(self._config.get(my.INCLUDE_QUERY)),
             )  # fmt: skip
         records = self._records(self._reader.poll(self._max_batch))

@@ -309,3 +309,52 @@ def test_heartbeats_carry_the_position_past_filtered_changes(
     assert key["schema"]["name"] == "io.debezium.connector.common.ServerNameKey"
     assert value["schema"]["name"] == "io.debezium.connector.common.Heartbeat"
     assert read_topic(leases.servers, f"{prefix}.{database}.busy", 0, 2) == []
+
+
+def test_mysql_connector_reads_a_mariadb_server_as_mysql(
+    cdc_mariadb: ThrowawayMariaDb, database: str, kafka_broker: Any
+) -> None:
+    cdc_mariadb.execute("CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1)",
+                        database=database)  # fmt: skip
+    task = "io.debezium.connector.mysql.MySqlConnectorTask"
+    leases = Leases(kafka_broker.bootstrap_servers, task)
+    config = connector_config(cdc_mariadb, database, **{"connector.class": "MySql"})
+    leases.run(config)
+    cdc_mariadb.execute("INSERT INTO t VALUES (2)", database=database)
+    leases.run(config)
+    messages = read_topic(leases.servers, f"{config['topic.prefix']}.{database}.t", 2)
+    assert messages[0][1]["schema"]["fields"][2]["name"] == "io.debezium.connector.mysql.Source"
+    assert [(v["payload"]["op"], v["payload"]["source"]["connector"]) for _, v in messages] == [
+        ("r", "mysql"), ("c", "mysql")]  # fmt: skip
+    assert leases.offsets[0][1]["gtids"].startswith("0-")
+
+
+def test_always_and_when_needed_snapshot_again(
+    cdc_mariadb: ThrowawayMariaDb, database: str, leases: Leases
+) -> None:
+    cdc_mariadb.execute("CREATE TABLE t (id INT PRIMARY KEY)", "INSERT INTO t VALUES (1)",
+                        database=database)  # fmt: skip
+
+    def start(config: dict[str, str]) -> dict[str, str]:
+        from sparkcat.runtime.tasks.task_context import LeaseOffsetStorageReader
+
+        class Context:
+            def offset_storage_reader(self) -> Any:
+                return LeaseOffsetStorageReader(leases.offsets)
+
+        connector = MariaDbConnector()
+        connector.initialize(Context())  # type: ignore[arg-type]
+        connector.start(config)
+        return connector.task_configs(1)[0]
+
+    always = connector_config(cdc_mariadb, database, **{"snapshot.mode": "always"})
+    topic = f"{always['topic.prefix']}.{database}.t"
+    for _ in range(2):  # two connector starts, two leases each: one snapshot per start
+        task_config = start(always)
+        leases.run(task_config)
+        leases.run(task_config, max_ms=1000)
+    assert [v["payload"]["op"] for _, v in read_topic(leases.servers, topic, 2)] == ["r", "r"]
+    # when_needed: the committed binlog file is gone from the server
+    leases.offsets = ((leases.offsets[0][0], {"file": "binlog.999999", "pos": 4}),)
+    leases.run(start({**always, "snapshot.mode": "when_needed"}))
+    assert [v["payload"]["op"] for _, v in read_topic(leases.servers, topic, 3)] == ["r"] * 3
