@@ -11,6 +11,7 @@ lease. A snapshot the lease's end interrupts goes on in the next lease of this p
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -19,7 +20,13 @@ from sparkcat.api.config import AbstractConfig
 from sparkcat.api.records import SourceRecord
 from sparkcat.api.source import SourceTask
 from sparkcat.connectors.debezium import config as common
-from sparkcat.connectors.debezium.envelope import EventSettings, Position, change_events
+from sparkcat.connectors.debezium.envelope import (
+    OP_TRUNCATE,
+    EventSettings,
+    Position,
+    change_events,
+    truncate_event,
+)
 from sparkcat.connectors.debezium.filters import KeyColumns, NameFilter
 from sparkcat.connectors.debezium.heartbeat import Heartbeat, heartbeat_topic
 from sparkcat.connectors.debezium.mysql import config as my
@@ -37,6 +44,12 @@ from sparkcat.connectors.debezium.types import TypeModes
 
 _SNAPSHOTTING = (my.SNAPSHOT_INITIAL, my.SNAPSHOT_ALWAYS, my.SNAPSHOT_INITIAL_ONLY,
                  my.SNAPSHOT_WHEN_NEEDED)  # fmt: skip
+
+
+_TRUNCATE = re.compile(
+    r"^\s*TRUNCATE\s+(?:TABLE\s+)?(?:`?(?P<db>[^`.\s]+)`?\.)?`?(?P<table>[^`.\s;]+)`?",
+    re.IGNORECASE,
+)
 
 
 def snapshot_unfinished(offset: Mapping[str, Any] | None) -> bool:
@@ -207,6 +220,7 @@ class MySqlConnectorTask(SourceTask):
         records: list[SourceRecord] = []
         for change in changes:
             if isinstance(change, SchemaChange):
+                records += self._truncate(change)
                 # The columns of streamed rows after DDL are read again from the server.
                 self._tables.forget("")
                 continue
@@ -226,6 +240,22 @@ class MySqlConnectorTask(SourceTask):
             records += change_events(table.debezium, self._events, position, change.op, before,
                                      after)  # fmt: skip
         return records
+
+    def _truncate(self, change: SchemaChange) -> list[SourceRecord]:
+        """``op=t`` for ``TRUNCATE [TABLE] [db.]table`` of a captured table (skipped unless
+        ``skipped.operations`` leaves ``t`` out)."""
+        found = _TRUNCATE.match(change.ddl)
+        if found is None or OP_TRUNCATE in self._events.skipped_operations:
+            return []
+        db, name = found.group("db") or change.database, found.group("table")
+        if not db or not self._tables.captured(db, name):
+            return []
+        table = self._tables.get(self._conn, db, name)
+        source = self._tables.source(name, db, change.ts_ms * 1000, {
+            "snapshot": "false", "server_id": change.server_id, "file": change.file,
+            "pos": change.pos, "row": 0})  # fmt: skip
+        position = Position(self._partition, change.offset.to_dict(), source)
+        return truncate_event(table.debezium, self._events, position)
 
     def commit(self) -> None:
         # Everything handed out was acknowledged: a parked snapshot may go on from here.

@@ -190,6 +190,14 @@ def test_skipped_operations_tombstones_and_filters(
     events = payloads(read_topic(leases.servers, f"{config['topic.prefix']}.{database}.a", 2))
     assert [(k, v["op"]) for k, v in events] == [({"n": 7}, "c"), ({"n": 7}, "d")]
     assert events[0][1]["after"] == {"id": 1, "n": 7}
+    # TRUNCATE is an op=t event once skipped.operations leaves t out
+    truncating = {**task_config, "skipped.operations": "none"}
+    leases.run(truncating, max_ms=300)
+    cdc_mariadb.execute("INSERT INTO a VALUES (2, 's', 8)", "TRUNCATE TABLE a", database=database)
+    leases.run(truncating)
+    ops = [(k, v and v["payload"]["op"]) for k, v in read_topic(
+        leases.servers, f"{config['topic.prefix']}.{database}.a", 4)]  # fmt: skip
+    assert ops[2:] == [({"payload": {"n": 8}, "schema": ops[2][0]["schema"]}, "c"), (None, "t")]
     assert read_topic(leases.servers, f"{config['topic.prefix']}.{database}.b", 0, 2) == []
 
 
