@@ -38,13 +38,13 @@ import sparkcat
 from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.cli_support import setup_logging as _setup_logging
 from sparkcat.kafka import admin as kafka_admin
+from sparkcat.kafka.properties import load_properties
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
     ensure_valid,
     validate_connector_config,
 )
 from sparkcat.runtime.isolation.plugins import default_registry
-from sparkcat.runtime.properties import load_properties
 from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger("sparkcat")
@@ -81,7 +81,7 @@ def read_connector_file(path: str) -> ConnectorRequest:
             raise UsageError(f"connector config {path} must be a JSON object")
         return _request_from_json(path, data)
     try:
-        from sparkcat.runtime.properties import parse_properties
+        from sparkcat.kafka.properties import parse_properties
 
         props = parse_properties(text)
     except ConfigError as exc:

@@ -42,8 +42,8 @@ def _fail(message: str) -> int:
 def run_distributed(args: Sequence[str]) -> int:
     if len(args) != 1 or args[0].startswith("-"):
         return _fail(USAGE)
+    from sparkcat.kafka.properties import load_properties
     from sparkcat.runtime.distributed.config import DistributedConfig
-    from sparkcat.runtime.properties import load_properties
 
     path = args[0]
     try:

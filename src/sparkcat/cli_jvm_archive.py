@@ -21,7 +21,7 @@ def jvm_archive_main(args: Sequence[str]) -> int:
     if len(rest) > 1 or any(a.startswith("-") for a in rest):
         print(f"sparkcat: {USAGE}", file=sys.stderr)
         return 2
-    from sparkcat.runtime.properties import load_properties
+    from sparkcat.kafka.properties import load_properties
 
     try:
         config = load_properties(rest[0]) if rest else {}

@@ -200,7 +200,7 @@ def _create_body(path: str) -> dict[str, Any]:
             return data  # a create request: name, config, initial_state, initial_offsets
         return {"name": data.get("name"), "config": data}
     from sparkcat.api.errors import ConfigError
-    from sparkcat.runtime.properties import parse_properties
+    from sparkcat.kafka.properties import parse_properties
 
     try:
         props = parse_properties(text)

@@ -26,9 +26,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sparkcat.api.errors import ConfigError, ConnectError
+from sparkcat.kafka.properties import load_properties
 from sparkcat.mirror_maker_config import CONNECTORS, MirrorMakerConfig, SourceAndTarget
 from sparkcat.runtime.distributed.config import DistributedConfig
-from sparkcat.runtime.properties import load_properties
 
 log = logging.getLogger("sparkcat.mirror_maker")
 

@@ -39,8 +39,8 @@ def _worker(tmp_path: Path, **changes: str | None) -> Path:
 
 
 def test_shipped_file_is_a_valid_distributed_config() -> None:
+    from sparkcat.kafka.properties import load_properties
     from sparkcat.runtime.distributed.config import DistributedConfig
-    from sparkcat.runtime.properties import load_properties
 
     config = DistributedConfig(load_properties(str(WORKER)))
     assert config.group_id == "connect-cluster"

@@ -4,6 +4,7 @@
 |---|---|
 | api | the standard library only |
 | converters, transforms, connectors | api (+ their own third-party libs), never pyspark |
+| kafka | api and runtime.config_provider (client settings resolve ${...} variables) |
 | runtime | anything but pyspark and sparkcat.engine (its seam is sparkcat.runtime.engine_api) |
 | engine | anything but sparkcat.runtime.rest |
 | embedded | anything but pyspark (it reaches Spark through sparkcat.engine), cli and cli_support |
@@ -88,6 +89,14 @@ def _violations(module: str, imported: str) -> str | None:
             imported == "sparkcat" or _under(imported, "sparkcat.api") or _under(imported, own)
         )
         return None if allowed else f"{layer} imports only sparkcat.api"
+    if layer == "kafka" and top == "sparkcat":
+        # The one exception: client settings resolve ${provider:path:key} variables where the
+        # clients are built, and the providers come from the worker's plugin registry.
+        allowed = imported == "sparkcat" or any(
+            _under(imported, f"sparkcat.{own}")
+            for own in ("api", "kafka", "runtime.config_provider")
+        )
+        return None if allowed else "kafka (the client layer) imports only sparkcat.api"
     if layer == "runtime" and _under(imported, "sparkcat.engine"):
         return "runtime reaches the engine only through sparkcat.runtime.engine_api"
     if layer == "engine" and _under(imported, "sparkcat.runtime.rest"):
@@ -123,6 +132,9 @@ def test_imports_respect_the_layers(path: Path) -> None:
         ("sparkcat.embedded.worker", "sparkcat.cli_support", False),
         ("sparkcat.runtime.herder.base", "sparkcat.cli_support", False),
         ("sparkcat.cli_distributed", "sparkcat.cli_support", True),
+        ("sparkcat.kafka.clients", "sparkcat.runtime.worker_config", False),
+        ("sparkcat.kafka.clients", "sparkcat.runtime.config_provider", True),
+        ("sparkcat.kafka.admin", "sparkcat.kafka.properties", True),
         ("sparkcat.api.records", "orjson", False),
         ("sparkcat.api.records", "sparkcat.runtime.tasks.pipeline", False),
         ("sparkcat.converters.json.converter", "orjson", True),

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 from sparkcat.api.config_provider import ConfigData
 from sparkcat.api.errors import ConfigError
+from sparkcat.kafka.properties import parse_properties
 from sparkcat.runtime.config_provider.allowed_paths import PathConfigProvider
-from sparkcat.runtime.properties import parse_properties
 
 log = logging.getLogger(__name__)
 

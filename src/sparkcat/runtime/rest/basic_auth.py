@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sparkcat.api.errors import ConfigError
-from sparkcat.runtime.properties import load_properties
+from sparkcat.kafka.properties import load_properties
 from sparkcat.runtime.rest.extension import ConnectRestExtension, ConnectRestExtensionContext
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from sparkcat.api.errors import ConfigError
-from sparkcat.runtime.properties import load_properties, parse_properties
+from sparkcat.kafka.properties import load_properties, parse_properties
 
 
 @pytest.mark.parametrize(
