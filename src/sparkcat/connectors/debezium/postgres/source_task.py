@@ -229,10 +229,10 @@ class PostgresConnectorTask(SourceTask):
         assert self._stream_start is not None
         start, skip, confirm = self._stream_start
         state = self._ensure_slot()
-        conn = open_stream(self._connection, self._conn, self._slot, start)
+        cursor = open_stream(self._connection, self._conn, self._slot, start)
         begin = start or (state.confirmed_flush_lsn if state else None) or 0
         reader = StreamReader(
-            conn, self._tables, self._filters.captured, self._events, self._partition,
+            cursor, self._tables, self._filters.captured, self._events, self._partition,
             StreamPosition(lsn=begin, lsn_proc=begin, lsn_commit=begin), skip,
             self._incremental,
         )  # fmt: skip
