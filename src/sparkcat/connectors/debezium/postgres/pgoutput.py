@@ -182,19 +182,41 @@ class _Reader:
         return self.int64() + PG_EPOCH_US
 
     def tuple_data(self) -> Tuple:
-        values: list[object] = []
-        for _ in range(self.int16()):
-            kind = self.byte()
-            if kind == 0x6E:  # n
-                values.append(None)
-            elif kind == 0x75:  # u
-                values.append(UNCHANGED_TOAST)
-            elif kind == 0x74:  # t
-                values.append(self.raw(self.int32()).decode("utf-8"))
-            elif kind == 0x62:  # b: binary, only with the binary option (not requested)
-                values.append(self.raw(self.int32()))
-            else:
-                raise DecodeError(f"unknown tuple column kind {kind!r}")
+        # The per-change hot path: one loop over the buffer without a method call a column.
+        data, pos = self.data, self.pos
+        try:
+            (count,) = _INT16.unpack_from(data, pos)
+            pos += 2
+            values: list[object] = []
+            append = values.append
+            for _ in range(count):
+                kind = data[pos]
+                pos += 1
+                if kind == 0x74:  # t
+                    (length,) = _INT32.unpack_from(data, pos)
+                    pos += 4
+                    end = pos + length
+                    if end > len(data):
+                        raise IndexError
+                    append(data[pos:end].decode("utf-8"))
+                    pos = end
+                elif kind == 0x6E:  # n
+                    append(None)
+                elif kind == 0x75:  # u
+                    append(UNCHANGED_TOAST)
+                elif kind == 0x62:  # b: binary, only with the binary option (not requested)
+                    (length,) = _INT32.unpack_from(data, pos)
+                    pos += 4
+                    end = pos + length
+                    if end > len(data):
+                        raise IndexError
+                    append(bytes(data[pos:end]))
+                    pos = end
+                else:
+                    raise DecodeError(f"unknown tuple column kind {kind!r}")
+        except (IndexError, struct.error) as exc:
+            raise DecodeError(f"truncated message at byte {pos}") from exc
+        self.pos = pos
         return tuple(values)
 
 
