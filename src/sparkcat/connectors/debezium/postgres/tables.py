@@ -85,7 +85,7 @@ class Tables:
             c.name for c in shape.columns if s.columns.matches(f"{fqn}.{c.name}") or c.name in key
         ]
         topic = s.delimiter.join((s.topic_prefix, schema, table))
-        debezium = TableSchema(topic, shape.columns, key, s.modes, SOURCE_SCHEMA, included)
+        debezium = TableSchema.shared(topic, shape.columns, key, s.modes, SOURCE_SCHEMA, included)
         parsers = {c.name: values.parser(c) for c in shape.columns}
         return CapturedTable(schema, table, shape, debezium, parsers)
 
