@@ -20,7 +20,6 @@ import orjson
 
 from sparkcat.api.errors import ConnectError
 from sparkcat.embedded.errors import error_from_answer
-from sparkcat.runtime.distributed.forwarding import send
 from sparkcat.runtime.distributed.herder import DistributedHerder, NotLeaderError
 from sparkcat.runtime.rest.errors import ConnectRestError
 
@@ -70,7 +69,9 @@ def _remote(herder: DistributedHerder, method: str, path: str, body: Any) -> Any
     data = b"" if body is None else orjson.dumps(body)
     headers = {"Content-Type": "application/json"}
     try:
-        status, answer = send(method, f"{leader.rstrip('/')}{path}", data, headers)
+        status, answer = herder.rest_client.send(
+            method, f"{leader.rstrip('/')}{path}", data, headers
+        )
     except OSError as exc:  # the leader went away: the next rebalance names another
         raise NotLeaderError(f"{method} {path} ({exc})", leader) from exc
     if status >= 300:

@@ -97,7 +97,6 @@ def _ask_leader(herder: DistributedHerder, name: str) -> None:
     leader = herder.leader_url()
     if leader is None:
         raise ConnectionError("no known leader")
-    from sparkcat.runtime.distributed.forwarding import send
     from sparkcat.runtime.distributed.signing import sign
 
     body = b""
@@ -107,7 +106,7 @@ def _ask_leader(herder: DistributedHerder, name: str) -> None:
         algorithm = herder.config.get_string("inter.worker.signature.algorithm")
         headers.update(sign(key.key, body, algorithm))
     url = f"{leader.rstrip('/')}/connectors/{name}/fence?forward=true"
-    status, text = send("PUT", url, body, headers, timeout_s=60.0)
+    status, text = herder.rest_client.send("PUT", url, body, headers, timeout_s=60.0)
     if status >= 300:
         message = text.decode("utf-8", "replace")
         try:

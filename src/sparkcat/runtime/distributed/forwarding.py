@@ -20,9 +20,6 @@ Internal requests are verified before anything else when ``connect.protocol=sess
 from __future__ import annotations
 
 import re
-import ssl
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -50,7 +47,6 @@ NO_LEADER_MESSAGE = (
 CONFLICT_MESSAGE = (
     "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
 )
-FORWARD_TIMEOUT_S = 90.0
 STABLE_WAIT_S = 30.0
 
 _NAME = r"/connectors/[^/]+"
@@ -71,41 +67,6 @@ _INTERNAL = [
 ]
 
 
-def send(
-    method: str,
-    url: str,
-    body: bytes,
-    headers: dict[str, str],
-    timeout_s: float = FORWARD_TIMEOUT_S,
-) -> tuple[int, bytes]:
-    """One HTTP request to another worker: ``(status, body)``; raises ``OSError`` when the
-    worker cannot be reached. ``https`` URLs use the worker's listener TLS settings
-    (:func:`configure_client_tls`), as Kafka's ``RestClient`` does."""
-    request = urllib.request.Request(url, data=body or None, method=method, headers=headers)
-    context = _CLIENT_TLS[0] if url.lower().startswith("https:") else None
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:
-            return int(response.status), bytes(response.read())
-    except urllib.error.HTTPError as exc:
-        return int(exc.code), bytes(exc.read())
-
-
-_CLIENT_TLS: list[ssl.SSLContext | None] = [None]
-
-
-def configure_client_tls(worker: Any) -> None:
-    """Make :func:`send` trust (and present) what the worker's https listener settings name."""
-    from sparkcat.runtime.rest.tls import client_context
-
-    originals = {k: v for k, v in worker.originals().items() if v is not None}
-    listeners = originals.get("listeners", "")
-    if (
-        "https:" in str(listeners).lower()
-        or str(originals.get("rest.advertised.listener", "")).lower() == "https"
-    ):
-        _CLIENT_TLS[0] = client_context(originals)
-
-
 def _matches(rules: list[tuple[str, re.Pattern[str]]], method: str, path: str) -> bool:
     return any(method == m and pattern.match(path) for m, pattern in rules)
 
@@ -120,7 +81,6 @@ def install(app: FastAPI, herder: DistributedHerder) -> None:
     """Add the forwarding middleware to ``app`` (the worker's REST app), innermost: REST
     extensions (Basic auth) run first, as Kafka's filters run before its resources forward,
     and the app's error mapper shapes anything it raises."""
-    configure_client_tls(herder.config)
 
     async def forward(request: Request, call_next: Any) -> Response:
         method, path = request.method, request.url.path
@@ -169,7 +129,7 @@ def _forward(request: Request, body: bytes, herder: DistributedHerder, internal:
         if value is not None:
             headers[header] = value
     try:
-        status, answer = send(request.method, url, body, headers)
+        status, answer = herder.rest_client.send(request.method, url, body, headers)
     except OSError as exc:
         return _error(500, f"IO Error trying to forward REST request: {exc}")
     response = Response(answer, status_code=status, media_type="application/json")
@@ -191,4 +151,4 @@ def _created_name(request: Request, answer: bytes) -> str | None:
     return str(name) if name is not None else None
 
 
-__all__ = ["CONFLICT_MESSAGE", "NO_LEADER_MESSAGE", "configure_client_tls", "install", "send"]
+__all__ = ["CONFLICT_MESSAGE", "NO_LEADER_MESSAGE", "install"]

@@ -38,6 +38,7 @@ from sparkcat.runtime.herder.validation import (
     validate_connector_config,
 )
 from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.client import RestClient
 from sparkcat.runtime.rest.entities import (
     ConnectorInfo,
     ConnectorState,
@@ -121,6 +122,7 @@ class DistributedHerder(AbstractHerder):
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._kinds: dict[str, str] = {}
+        self.rest_client = RestClient(worker_config)
         # A follower's task configs travel to the leader off the tick thread (work.reconfigure).
         self.forwarder = ThreadPoolExecutor(4, thread_name_prefix="task-configs-to-leader")
         self.forwards: dict[str, Future[None]] = {}
@@ -469,9 +471,7 @@ class DistributedHerder(AbstractHerder):
                 "rebalance)",
                 409,
             )
-        from sparkcat.runtime.distributed.forwarding import send
-
-        status, answer = send(
+        status, answer = self.rest_client.send(
             "POST", f"{owner.rstrip('/')}/connectors/{name}/tasks/{task}/restart", b"", {}
         )
         if status >= 300:

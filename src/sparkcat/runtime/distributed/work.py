@@ -240,7 +240,6 @@ def write_task_configs(herder: DistributedHerder, name: str, configs: list[dict[
     leader = herder.leader_url()
     if leader is None:
         raise ConnectionError("no known leader")
-    from sparkcat.runtime.distributed.forwarding import send
     from sparkcat.runtime.distributed.signing import sign
 
     body = orjson.dumps(configs)
@@ -251,7 +250,7 @@ def write_task_configs(herder: DistributedHerder, name: str, configs: list[dict[
         headers.update(sign(key.key, body, algorithm))
     # The leader holds a write while it rebalances (up to 30 s), then answers.
     url = f"{leader.rstrip('/')}/connectors/{name}/tasks?forward=true"
-    status, text = send("POST", url, body, headers, timeout_s=60.0)
+    status, text = herder.rest_client.send("POST", url, body, headers, timeout_s=60.0)
     if status >= 300:
         raise ConnectionError(f"leader answered {status}: {text.decode('utf-8', 'replace')}")
 

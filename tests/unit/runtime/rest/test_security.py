@@ -173,26 +173,25 @@ def test_cli_user_and_cacert_over_https_with_basic_auth(
 def test_worker_to_worker_requests_over_https_with_basic_auth(
     serve: Any, ca: Authority, auth_props: dict[str, str]
 ) -> None:
-    """What a follower's forwarding does (forwarding.send with the worker's listener TLS
+    """What a follower's forwarding does (its RestClient with the worker's listener TLS
     settings, the user's Authorization copied): reaches a leader with TLS and auth on."""
-    from sparkcat.runtime.distributed import forwarding
+    from sparkcat.runtime.rest.client import RestClient
 
     props = {**_https(ca, "required"), **auth_props}
     leader = serve(props)
     p = "listeners.https."
     follower = WorkerConfig({**WORKER_PROPS, **props,
                              p + "ssl.keystore.location": str(ca.client.pem)})  # fmt: skip
-    forwarding.configure_client_tls(follower)
-    try:
-        url = f"{leader.url}connectors"
-        assert forwarding.send("GET", url, b"", {})[0] == 401
-        status, body = forwarding.send("GET", url, b"", _basic("alice", "wonderland"))
-        assert (status, body) == (200, b"[]")
-        # The internal endpoints need no credentials (Kafka's filter skips them).
-        status, body = forwarding.send(
-            "POST", f"{url}/nope/tasks", b"[]", {"Content-Type": "application/json"}
-        )
-        assert status == 500  # past authentication: a standalone worker refuses it (Kafka)
-        assert b"does not support externally setting task configurations" in body
-    finally:
-        forwarding._CLIENT_TLS[0] = None
+    client = RestClient(follower)
+    url = f"{leader.url}connectors"
+    assert client.send("GET", url, b"", {})[0] == 401
+    status, body = client.send("GET", url, b"", _basic("alice", "wonderland"))
+    assert (status, body) == (200, b"[]")
+    # The internal endpoints need no credentials (Kafka's filter skips them).
+    status, body = client.send(
+        "POST", f"{url}/nope/tasks", b"[]", {"Content-Type": "application/json"}
+    )
+    assert status == 500  # past authentication: a standalone worker refuses it (Kafka)
+    assert b"does not support externally setting task configurations" in body
+    with pytest.raises(OSError):  # another worker's client does not trust this leader
+        RestClient(WorkerConfig(WORKER_PROPS)).send("GET", url, b"", {})
