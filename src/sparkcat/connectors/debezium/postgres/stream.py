@@ -114,6 +114,10 @@ class StreamReader:
         self._skip = skip_until
         self.incremental = incremental
         self._relations: dict[int, pgoutput.Relation] = {}
+        # Per relation, decided when its Relation message arrives rather than per change:
+        # whether the filters capture it, and its column names.
+        self._captured: dict[int, bool] = {}
+        self._names: dict[int, list[str]] = {}
         self._begin: pgoutput.Begin | None = None
 
     def flush(self, lsn: int) -> None:
@@ -151,7 +155,11 @@ class StreamReader:
         elif isinstance(message, pgoutput.Relation):
             known = self._relations.get(message.relation_id)
             self._relations[message.relation_id] = message
-            if self.captured(message.namespace, message.name):
+            self._names[message.relation_id] = [c.name for c in message.columns]
+            captured = self._captured[message.relation_id] = bool(
+                self.captured(message.namespace, message.name)
+            )
+            if captured:
                 self.tables.get(message.namespace, message.name,
                                 refresh=known is not None and known != message)  # fmt: skip
         elif isinstance(message, pgoutput.Insert | pgoutput.Update | pgoutput.Delete):
@@ -172,7 +180,7 @@ class StreamReader:
 
     def _table(self, relation_id: int) -> tuple[pgoutput.Relation, CapturedTable | None]:
         relation = self._relations[relation_id]
-        if not self.captured(relation.namespace, relation.name):
+        if not self._captured[relation_id]:
             return relation, None
         return relation, self.tables.get(relation.namespace, relation.name)
 
@@ -206,7 +214,7 @@ class StreamReader:
             signals = incremental.on_signal(message.new, self.partition, self.offset())
         if table is None:
             return signals
-        names = [c.name for c in relation.columns]
+        names = self._names[message.relation_id]
         if incremental is not None:
             for values in _tuples(message):
                 incremental.on_change(table, _key(table, names, values))
