@@ -1,0 +1,459 @@
+"""The PostgreSQL CDC connector against a hand-written replication reader of the same slot.
+
+    python bench/bench_cdc.py [--transactions N] [--rounds R] [--lag-seconds S] [--rate C]
+                              [--only throughput|lag] [--profile FILE]
+
+A throwaway PostgreSQL (``wal_level=logical``, from the installed binaries, as the tests
+start it) and the embedded broker. The writer is PostgreSQL's own ``pgbench`` (TPC-B-like:
+per transaction three UPDATEs of ``pgbench_accounts``/``tellers``/``branches`` and one
+INSERT into ``pgbench_history``, i.e. four change events).
+
+Throughput: two slots are created at the same LSN, ``pgbench`` commits N transactions, then
+each slot is drained to Kafka in turn, timed from start to the last change acked:
+
+- task: the PostgresConnector's task (``snapshot.mode=no_data``) through source leases of the
+  real lease runtime (:func:`sparkcat.runtime.tasks.lease.run_lease`, ``max.batch.ms`` 5000,
+  one after another from the committed offsets, as a worker runs them), JsonConverter with
+  schemas: Debezium's envelopes with their schemas;
+- hand: psycopg2's ``LogicalReplicationConnection`` with pgoutput, the messages decoded just
+  enough (relation names, tuple texts) to produce one JSON object per change (``op``, ``lsn``,
+  commit ``ts_ms``, ``after``/``before`` as text) with confluent-kafka, keyed by the key columns,
+  with the same librdkafka settings.
+
+Lag: ``pgbench -R`` at a steady ``--rate`` changes/s for ``--lag-seconds`` while the reader
+streams; a consumer of the topics takes, per change, the time it became readable minus its
+commit time in PostgreSQL (``source.ts_ms``, the transaction's commit timestamp, same clock).
+The first 5 s are warm-up. Prints median and p99 for the task and the hand-written reader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import psycopg2
+import psycopg2.extras
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+
+from sparkcat.kafka import clients
+from sparkcat.kafka.broker import EmbeddedBroker
+from sparkcat.runtime.tasks import client_cache
+from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
+
+ROOT = Path(__file__).resolve().parents[1]
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+TASK = "io.debezium.connector.postgresql.PostgresConnectorTask"
+PUBLICATION = "bench_publication"
+TABLES = ("pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history")
+CHANGES_PER_TX = 4
+WARM_UP_S = 5.0
+
+
+# ------------------------------------------------------------------------ the database
+def pgbench(server: Any, dbname: str, *args: str) -> None:
+    binary = Path(sorted(Path("/usr/lib/postgresql").glob("*/bin/pgbench"))[-1])
+    command = [str(binary), "-h", server.host, "-p", str(server.port), "-U", server.user, *args]
+    # The throwaway server runs with synchronous_commit=off, where the WAL writer flushes a
+    # commit (and only then a walsender sends it) up to wal_writer_delay (200 ms) later:
+    # the writer commits as production servers do, so the lag is the readers' own.
+    env = {**os.environ, "PGOPTIONS": "-c synchronous_commit=on"}
+    subprocess.run([*command, dbname], check=True, capture_output=True, text=True, env=env)
+
+
+def prepare(server: Any, dbname: str) -> None:
+    server.create_database(dbname)
+    pgbench(server, dbname, "-i", "-q", "-s", "1")
+    # Every table gets a key, so each change has one in both readers.
+    server.execute(
+        "ALTER TABLE pgbench_history ADD COLUMN hid BIGSERIAL PRIMARY KEY; "
+        f"CREATE PUBLICATION {PUBLICATION} FOR ALL TABLES",
+        dbname=dbname,
+    )
+
+
+def create_slots(server: Any, dbname: str, *names: str) -> None:
+    for name in names:
+        server.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", (name,),
+                       dbname=dbname)  # fmt: skip
+
+
+def drop_slot(server: Any, dbname: str, name: str) -> None:
+    server.execute("SELECT pg_drop_replication_slot(%s)", (name,), dbname=dbname)
+
+
+def create_topics(servers: str, topics: list[str]) -> None:
+    """One partition each, as Connect's topic creation makes them (the embedded broker's
+    auto-created topics have several)."""
+    admin = AdminClient({"bootstrap.servers": servers})
+    for future in admin.create_topics([NewTopic(t, 1, 1) for t in topics]).values():
+        future.result()
+
+
+# ----------------------------------------------------------------------- the connector
+class TaskReader:
+    """Source leases of the connector's task, one after another from the committed offsets."""
+
+    def __init__(self, server: Any, dbname: str, servers: str, slot: str) -> None:
+        self.prefix = f"bench{uuid.uuid4().hex[:6]}"
+        self.config = {
+            "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+            "topic.prefix": self.prefix, "database.hostname": server.host,
+            "database.port": str(server.port), "database.user": server.user,
+            "database.dbname": dbname, "slot.name": slot, "publication.name": PUBLICATION,
+            "publication.autocreate.mode": "disabled", "snapshot.mode": "no_data",
+            "poll.interval.ms": "100",
+        }  # fmt: skip
+        self.worker = {"bootstrap.servers": servers, "key.converter": JSON,
+                       "value.converter": JSON}  # fmt: skip
+        self.offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
+        self.records = 0
+        self.stop = threading.Event()
+
+    def topics(self) -> list[str]:
+        return [f"{self.prefix}.public.{t}" for t in TABLES]
+
+    def lease(self, max_ms: int = 5000, max_records: int = 10_000_000) -> int:
+        spec = LeaseSpec(
+            connector="bench-cdc", task=0, generation=1, kind="source",
+            task_config={"task.class": TASK, **self.config},
+            connector_config=dict(self.config), worker_config=self.worker, max_ms=max_ms,
+            max_records=max_records, control=None, source_offsets=self.offsets,
+        )  # fmt: skip
+        result = run_lease(spec)
+        if result.trace is not None:
+            raise RuntimeError(result.trace)
+        for partition, offset in result.source_offsets:
+            if offset is not None:
+                self.offsets = ((partition, offset),)
+        self.records += result.records
+        return result.records
+
+    def drain(self, expected: int) -> None:
+        # A lease ends at its record bound as soon as the last change is acked.
+        while self.records < expected:
+            self.lease(max_records=expected - self.records)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.lease()
+
+
+class WorkerReader:
+    """The connector in a real ``sparkcat standalone`` worker (its leases on Spark)."""
+
+    def __init__(self, server: Any, dbname: str, servers: str, slot: str, tmp: Path) -> None:
+        task = TaskReader(server, dbname, servers, slot)
+        self.prefix, self.stop, self._topics = task.prefix, threading.Event(), task.topics()
+        props = {"bootstrap.servers": servers, "key.converter": JSON, "value.converter": JSON,
+                 "offset.storage.file.filename": str(tmp / "offsets"),
+                 "offset.flush.interval.ms": "1000", "listeners": "http://127.0.0.1:0"}  # fmt: skip
+        connector = {"name": "bench-cdc", **task.config}
+        self.files = [tmp / "worker.properties", tmp / "connector.properties"]
+        for path, values in zip(self.files, (props, connector), strict=True):
+            path.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
+        self.log = tmp / "worker.log"
+
+    def topics(self) -> list[str]:
+        return self._topics
+
+    def run(self) -> None:
+        sparkcat = Path(sys.executable).parent / "sparkcat"
+        with self.log.open("ab") as log:
+            proc = subprocess.Popen([str(sparkcat), "standalone", *map(str, self.files)],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                    start_new_session=True)  # fmt: skip
+        try:
+            self.stop.wait()
+        finally:
+            proc.terminate()
+            proc.wait(120)
+
+
+def wait_streaming(server: Any, dbname: str, slot: str, timeout_s: float = 300.0) -> None:
+    """Until a reader streams ``slot`` (the slot is active)."""
+    deadline = time.monotonic() + timeout_s
+    query = "SELECT active FROM pg_replication_slots WHERE slot_name = %s"
+    while not any(row[0] for row in server.execute(query, (slot,), dbname=dbname)):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"nothing streams slot {slot} after {timeout_s:.0f} s")
+        time.sleep(0.2)
+
+
+# ------------------------------------------------------------------- the hand-written one
+_U32 = struct.Struct(">I")
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_U64 = struct.Struct(">Q")
+_PG_EPOCH_MS = 946_684_800_000
+
+
+def _string(data: bytes, pos: int) -> tuple[str, int]:
+    end = data.index(b"\0", pos)
+    return data[pos:end].decode(), end + 1
+
+
+def _tuple(data: bytes, pos: int) -> tuple[list[str | None], int]:
+    (count,) = _I16.unpack_from(data, pos)
+    pos += 2
+    values: list[str | None] = []
+    for _ in range(count):
+        kind = data[pos]
+        pos += 1
+        if kind == 0x74:  # t
+            (length,) = _I32.unpack_from(data, pos)
+            values.append(data[pos + 4 : pos + 4 + length].decode())
+            pos += 4 + length
+        else:  # n (NULL) or u (unchanged TOAST)
+            values.append(None)
+    return values, pos
+
+
+class HandReader:
+    """One replication connection; one JSON record per change, produced as it is decoded."""
+
+    def __init__(self, server: Any, dbname: str, servers: str, slot: str) -> None:
+        self.prefix = f"hand{uuid.uuid4().hex[:6]}"
+        self.dsn, self.slot = server.dsn(dbname), slot
+        self.producer = Producer(clients.producer_config({"bootstrap.servers": servers}))
+        self.relations: dict[int, tuple[str, list[str], list[int]]] = {}
+        self.records = 0
+        self.stop = threading.Event()
+
+    def topics(self) -> list[str]:
+        return [f"{self.prefix}.public.{t}" for t in TABLES]
+
+    def run(self, expected: int | None = None) -> None:
+        conn = psycopg2.connect(
+            self.dsn, connection_factory=psycopg2.extras.LogicalReplicationConnection
+        )
+        cursor = conn.cursor()
+        cursor.start_replication(slot_name=self.slot, decode=False, options={
+            "proto_version": "1", "publication_names": PUBLICATION})  # fmt: skip
+        produce, poll, commit_ms, last = self.producer.produce, self.producer.poll, 0, 0
+        try:
+            while not self.stop.is_set() and (expected is None or self.records < expected):
+                message = cursor.read_message()
+                if message is None:
+                    poll(0)
+                    select.select([conn], [], [], 0.1)
+                    continue
+                data, last = message.payload, message.data_start
+                tag = data[0]
+                if tag == 0x42:  # B: final LSN, commit time, xid
+                    commit_ms = _U64.unpack_from(data, 9)[0] // 1000 + _PG_EPOCH_MS
+                elif tag == 0x52:  # R
+                    self._relation(data)
+                elif tag in (0x49, 0x55, 0x44):  # I, U, D
+                    topic, key, value = self._change(data, tag, commit_ms, last)
+                    try:
+                        produce(topic, value, key)
+                    except BufferError:
+                        poll(0.05)
+                        produce(topic, value, key)
+                    self.records += 1
+                    if self.records % 1000 == 0:
+                        poll(0)
+            self.producer.flush(60)
+            cursor.send_feedback(flush_lsn=last, force=True)
+        finally:
+            conn.close()
+
+    def _relation(self, data: bytes) -> None:
+        (relation_id,) = _U32.unpack_from(data, 1)
+        namespace, pos = _string(data, 5)
+        name, pos = _string(data, pos)
+        pos += 1  # replica identity
+        (count,) = _I16.unpack_from(data, pos)
+        pos += 2
+        names, keys = [], []
+        for i in range(count):
+            flags = data[pos]
+            column, pos = _string(data, pos + 1)
+            pos += 8  # type OID, modifier
+            names.append(column)
+            if flags & 1:
+                keys.append(i)
+        self.relations[relation_id] = (f"{self.prefix}.{namespace}.{name}", names, keys)
+
+    def _change(self, data: bytes, tag: int, commit_ms: int, lsn: int) -> tuple[str, Any, Any]:
+        (relation_id,) = _U32.unpack_from(data, 1)
+        topic, names, keys = self.relations[relation_id]
+        before = None
+        pos = 5
+        if data[pos] in (0x4B, 0x4F):  # K, O: the old key or row
+            old, pos = _tuple(data, pos + 1)
+            before = dict(zip(names, old, strict=True))
+        after = None
+        if tag != 0x44:
+            new, _ = _tuple(data, pos + 1)
+            after = dict(zip(names, new, strict=True))
+        row = after if after is not None else before
+        assert row is not None
+        key = orjson.dumps([row[names[i]] for i in keys])
+        op = "c" if tag == 0x49 else "u" if tag == 0x55 else "d"
+        value = {"op": op, "lsn": lsn, "ts_ms": commit_ms, "before": before, "after": after}
+        return topic, key, orjson.dumps(value)
+
+
+# ------------------------------------------------------------------------ measurements
+def throughput(server: Any, servers: str, transactions: int, profile: str | None) -> list[Any]:
+    dbname = f"tp_{uuid.uuid4().hex[:6]}"
+    prepare(server, dbname)
+    slots = ("slot_task", "slot_hand")
+    create_slots(server, dbname, *slots)
+    clients_n = 4
+    pgbench(server, dbname, "-n", "-c", str(clients_n), "-j", "2", "-t",
+            str(transactions // clients_n))  # fmt: skip
+    expected = transactions // clients_n * clients_n * CHANGES_PER_TX
+    task = TaskReader(server, dbname, servers, slots[0])
+    hand = HandReader(server, dbname, servers, slots[1])
+    create_topics(servers, task.topics() + hand.topics())
+    rows = []
+    drains: list[tuple[str, Callable[[], None]]] = [
+        ("task", lambda: task.drain(expected)),
+        ("hand", lambda: hand.run(expected)),
+    ]
+    for name, drain in drains:
+        started = time.perf_counter()
+        if profile and name == "task":
+            profiler = cProfile.Profile()
+            profiler.runcall(drain)
+            profiler.dump_stats(profile)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        else:
+            drain()
+        elapsed = time.perf_counter() - started
+        count = task.records if name == "task" else hand.records
+        rows.append((name, count, elapsed, count / elapsed))
+        print(f"{name}: {count:,} changes in {elapsed:.2f} s = {count / elapsed:,.0f}/s",
+              flush=True)  # fmt: skip
+    client_cache.close_all()
+    return rows
+
+
+def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> None:
+    dbname = f"lag_{uuid.uuid4().hex[:6]}"
+    prepare(server, dbname)
+    for name in ("worker" if worker else "task", "hand"):
+        slot = f"lag_{name}"
+        create_slots(server, dbname, slot)
+        with tempfile.TemporaryDirectory() as tmp:
+            reader: TaskReader | HandReader | WorkerReader = (
+                WorkerReader(server, dbname, servers, slot, Path(tmp)) if name == "worker"
+                else TaskReader(server, dbname, servers, slot) if name == "task"
+                else HandReader(server, dbname, servers, slot)
+            )  # fmt: skip
+            create_topics(servers, reader.topics())
+            thread = threading.Thread(target=reader.run, daemon=True)
+            thread.start()
+            wait_streaming(server, dbname, slot)
+            time.sleep(2)
+            since_ms = time.time() * 1000 + WARM_UP_S * 1000
+            lags: list[float] = []
+            consumer = threading.Thread(
+                target=_consume, args=(servers, reader.topics(), since_ms, lags, reader.stop),
+                daemon=True,
+            )  # fmt: skip
+            consumer.start()
+            tps = rate // CHANGES_PER_TX
+            pgbench(server, dbname, "-n", "-c", "2", "-j", "1", "-R", str(tps), "-T", str(seconds))
+            time.sleep(6)  # the last changes, past a lease's end
+            reader.stop.set()
+            thread.join(150)
+            consumer.join(30)
+        drop_slot(server, dbname, slot)
+        expected = (seconds - WARM_UP_S) * rate
+        print(f"{name}: {len(lags):,} changes after warm-up (~{expected:,.0f} written), "
+              f"median {_median(lags):.0f} ms, p99 {_p99(lags):.0f} ms", flush=True)  # fmt: skip
+    client_cache.close_all()
+
+
+def _consume(
+    servers: str, topics: list[str], since_ms: float, lags: list[float], stop: threading.Event
+) -> None:
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "bench-cdc",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 5,
+                         "topic.metadata.refresh.interval.ms": 1000})  # fmt: skip
+    assigned: set[str] = set()
+    try:
+        while not stop.is_set():
+            missing = [t for t in topics if t not in assigned]
+            if missing:
+                known = consumer.list_topics(timeout=5).topics
+                new = [t for t in missing if t in known]
+                consumer.incremental_assign([TopicPartition(t, 0, 0) for t in new])
+                assigned.update(new)
+            message = consumer.poll(0.1)  # returns at the first message: no batching delay
+            now = time.time() * 1000
+            value = None if message is None or message.error() else message.value()
+            if value is not None:
+                payload = orjson.loads(value)
+                payload = payload.get("payload", payload)
+                committed = (payload.get("source") or payload)["ts_ms"]
+                if committed >= since_ms:
+                    lags.append(now - committed)
+    finally:
+        consumer.close()
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98] if len(values) > 1 else float("nan")
+
+
+# ------------------------------------------------------------------------------- main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--transactions", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--lag-seconds", type=int, default=60)
+    parser.add_argument("--rate", type=int, default=1000, help="changes/s of the lag run")
+    parser.add_argument("--only", choices=("throughput", "lag"))
+    parser.add_argument("--profile", help="cProfile the task's drain into this file")
+    parser.add_argument("--worker", action="store_true",
+                        help="lag through a real standalone worker instead of leases")  # fmt: skip
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from tests.support.cdc_servers import throwaway_postgres
+
+    print(f"load average {os.getloadavg()}, Python {platform.python_version()}", flush=True)
+    with throwaway_postgres() as server, EmbeddedBroker() as broker:
+        servers = broker.bootstrap_servers
+        if args.only != "lag":
+            rows = []
+            for _ in range(args.rounds):
+                rows += throughput(server, servers, args.transactions, args.profile)
+            report_throughput(rows)
+        if args.only != "throughput":
+            lag(server, servers, args.lag_seconds, args.rate, args.worker)
+    print(f"load average {os.getloadavg()}", flush=True)
+
+
+def report_throughput(rows: list[Any]) -> None:
+    best: Callable[[str], float] = lambda name: max(r[3] for r in rows if r[0] == name)  # noqa: E731
+    print(f"best of {len(rows) // 2}: task {best('task'):,.0f}/s, hand {best('hand'):,.0f}/s, "
+          f"ratio {best('task') / best('hand'):.2f}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
