@@ -11,8 +11,11 @@ Checkpoints name the remote topic (``A.t``; a topic that came from the target ge
 original name back), as Kafka's do.
 
 With ``sync.group.offsets.enabled`` the latest checkpoints are also committed to the same
-group on the target: to a group unknown there, or an empty one (no members) whose offsets
-are behind; a group with active members rejects the commit, as in Kafka.
+group on the target, only forward, and only to a group that is idle there: the groups are
+described on the target first and only ``Empty`` or ``Dead`` (unknown) ones get offsets.
+Kafka's task also sends offsets for a group with members and relies on the broker to refuse
+them; not every Kafka-protocol broker does, and an active consumer's position must never be
+moved under it, so such a group is skipped here.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
+from confluent_kafka import ConsumerGroupState, ConsumerGroupTopicPartitions, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from sparkcat.api.data import BYTES_SCHEMA
@@ -46,6 +49,30 @@ from sparkcat.connectors.mirror.offset_sync import OffsetSyncStore
 log = logging.getLogger(__name__)
 
 _MAX_WAIT_S = 1.0
+
+
+_IDLE = frozenset({ConsumerGroupState.EMPTY, ConsumerGroupState.DEAD})
+
+
+def idle_groups(admin: Any, groups: list[str], timeout_s: float) -> set[str]:
+    """Those of ``groups`` without members on ``admin``'s cluster (``Empty``, or ``Dead``:
+    not known there); a group that cannot be described counts as busy."""
+    if not groups:
+        return set()
+    idle = set()
+    futures = admin.describe_consumer_groups(groups, request_timeout=timeout_s)
+    for group, future in futures.items():
+        try:
+            state = future.result(timeout=timeout_s).state
+        except KafkaException as exc:
+            log.warning("Could not describe group %s on the target: %s", group, exc)
+            continue
+        if state in _IDLE:
+            idle.add(group)
+        else:
+            log.info("Not syncing the offsets of group %s: it is %s on the target "
+                     "(consumers are using it)", group, state.name)  # fmt: skip
+    return idle
 
 
 def group_offsets(
@@ -196,8 +223,14 @@ class MirrorCheckpointTask(SourceTask):
         config = self._config
         assert config is not None
         timeout = config.admin_timeout_s
+        wanted_groups = [group for group, checkpoints in self._checkpoints.items() if checkpoints]
+        try:
+            idle = idle_groups(self._target_admin, wanted_groups, timeout)
+        except KafkaException as exc:
+            log.warning("Could not describe groups on %s: %s", config.target_alias, exc)
+            return
         for group, checkpoints in self._checkpoints.items():
-            if not checkpoints:
+            if group not in idle:
                 continue
             try:
                 current = group_offsets(self._target_admin, group, timeout)
@@ -217,13 +250,21 @@ class MirrorCheckpointTask(SourceTask):
                 future = self._target_admin.alter_consumer_group_offsets(
                     request, request_timeout=timeout
                 )
-                future[group].result(timeout=timeout)
-                log.info("Synced offsets of group %s on %s", group, config.target_alias)
+                result = future[group].result(timeout=timeout)
             except KafkaException as exc:
-                log.warning("Unable to sync offsets of group %s (active members?): %s", group, exc)
+                log.warning("Unable to sync offsets of group %s: %s", group, exc)
+                continue
+            # The broker refuses partition by partition (a member joined meanwhile:
+            # UNKNOWN_MEMBER_ID), inside a successful response.
+            refused = [tp for tp in result.topic_partitions or [] if tp.error is not None]
+            if refused:
+                log.warning("Unable to sync offsets of group %s (%s): consumers are probably "
+                            "using it on the target", group, refused[0].error)  # fmt: skip
+            else:
+                log.info("Synced offsets of group %s on %s", group, config.target_alias)
 
     def stop(self) -> None:
         self._stopped.set()
 
 
-__all__ = ["MirrorCheckpointTask", "group_offsets"]
+__all__ = ["MirrorCheckpointTask", "group_offsets", "idle_groups"]

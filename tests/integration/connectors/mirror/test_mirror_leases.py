@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -10,6 +11,7 @@ from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from tests.support.mirror import (
     commit,
+    committed,
     create,
     partitions,
     produce,
@@ -168,6 +170,60 @@ def test_checkpoints_translate_a_groups_offsets_and_sync_them(
     committed = consumer.committed([KafkaTopicPartition(remote, 0), KafkaTopicPartition(remote, 1)])
     consumer.close()
     assert [tp.offset for tp in committed] == [30, 40]
+
+
+def test_group_offsets_are_synced_to_idle_groups_only(
+    kafka_broker: Any, second_broker: str, unique_topic: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic, idle, busy = unique_topic("views"), unique_topic("idle"), unique_topic("busy")
+    remote = f"A.{topic}"
+    create(a, (topic, 1))
+    produce(a, topic, 1, 30)
+    common = {"topics": topic, "offset.lag.max": "0", "groups": f"{idle}, {busy}"}
+    source = started(MirrorSourceConnector(), flow(a, b, **common))
+    lease(b, "MirrorSourceTask", source.task_configs(1)[0])
+    source.stop()
+    commit(a, idle, topic, {0: 20})
+    commit(a, busy, topic, {0: 25})
+    # A consumer of the busy group on B, reading from 5 and committing nothing: a sync would
+    # move its position under it.
+    consumer = Consumer({"bootstrap.servers": b, "group.id": busy, "session.timeout.ms": 6000,
+                         "enable.auto.commit": False})  # fmt: skip
+    assigned, stop = threading.Event(), threading.Event()
+
+    def on_assign(c: Any, tps: list[Any]) -> None:
+        c.assign([KafkaTopicPartition(tp.topic, tp.partition, 5) for tp in tps])
+        assigned.set()
+
+    def keep_polling() -> None:  # the only thread using the consumer: it stays a member
+        consumer.subscribe([remote], on_assign=on_assign)
+        while not stop.is_set():
+            consumer.poll(0.2)
+        consumer.close()
+
+    polling = threading.Thread(target=keep_polling)
+    polling.start()
+    try:
+        assert assigned.wait(30), "the busy group never became active on B"
+        settings = flow(
+            a, b, **common, name="MirrorCheckpointConnector",
+            **{"emit.checkpoints.interval.seconds": "1", "sync.group.offsets.enabled": "true"},
+        )  # fmt: skip
+        checkpoints = started(MirrorCheckpointConnector(), settings)
+        with caplog.at_level(logging.INFO, "sparkcat.connectors.mirror"):
+            lease(b, "MirrorCheckpointTask", checkpoints.task_configs(1)[0], max_ms=5000)
+        checkpoints.stop()
+    finally:
+        stop.set()
+        polling.join(10)
+    assert committed(b, idle, remote, 1) == [20]
+    assert committed(b, busy, remote, 1) == [-1001]  # nothing committed: left alone
+    # Not even tried: not every broker refuses offsets for a group with members.
+    assert f"Not syncing the offsets of group {busy}: it is STABLE" in caplog.text
+    assert f"Synced offsets of group {idle}" in caplog.text
+    assert busy not in caplog.text.replace(f"Not syncing the offsets of group {busy}", "")
+    assert translate_offsets({"bootstrap.servers": b}, "A", busy)[TopicPartition(remote, 0)] == 25
 
 
 def test_heartbeats(kafka_broker: Any, second_broker: str) -> None:
