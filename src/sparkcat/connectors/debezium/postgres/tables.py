@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sparkcat.api.data import SchemaBuilder, Struct
@@ -15,7 +15,6 @@ from sparkcat.connectors.debezium.schemas import (
     UNAVAILABLE,
     TableSchema,
     source_schema,
-    source_struct,
 )
 from sparkcat.connectors.debezium.types import TypeModes
 
@@ -47,6 +46,8 @@ class CapturedTable:
     shape: database.TableShape
     debezium: TableSchema
     parsers: dict[str, Callable[[str], Any]]
+    source_fields: list[Any] = field(default_factory=list)
+    """The ``source`` block's values that are the same for every event of the table."""
 
     def row(self, names: Sequence[str], texts: Sequence[Any]) -> dict[str, Any]:
         """A row from column names and their text values (``None``, or unavailable)."""
@@ -87,7 +88,10 @@ class Tables:
         topic = s.delimiter.join((s.topic_prefix, schema, table))
         debezium = TableSchema.shared(topic, shape.columns, key, s.modes, SOURCE_SCHEMA, included)
         parsers = {c.name: values.parser(c) for c in shape.columns}
-        return CapturedTable(schema, table, shape, debezium, parsers)
+        fixed = {"version": DEBEZIUM_VERSION, "connector": CONNECTOR, "name": s.topic_prefix,
+                 "db": s.dbname, "schema": schema, "table": table}  # fmt: skip
+        source_fields = [fixed.get(f.name) for f in SOURCE_SCHEMA.fields]
+        return CapturedTable(schema, table, shape, debezium, parsers, source_fields)
 
     def source(
         self,
@@ -98,22 +102,17 @@ class Tables:
         tx_id: int | None,
         sequence: str | None = None,
     ) -> Struct:
-        return source_struct(
-            SOURCE_SCHEMA,
-            {
-                "version": DEBEZIUM_VERSION,
-                "connector": CONNECTOR,
-                "name": self.settings.topic_prefix,
-                "ts_us": ts_us,
-                "snapshot": snapshot,
-                "db": self.settings.dbname,
-                "sequence": sequence,
-                "schema": table.schema,
-                "table": table.name,
-                "txId": tx_id,
-                "lsn": lsn,
-            },
-        )
+        # One per event: the table's fixed values, the event's own set by field position.
+        row = table.source_fields.copy()
+        row[_TS_MS], row[_TS_US], row[_TS_NS] = ts_us // 1000, ts_us, ts_us * 1000
+        row[_SNAPSHOT], row[_SEQUENCE], row[_TX_ID], row[_LSN] = snapshot, sequence, tx_id, lsn
+        return Struct.from_valid_values(SOURCE_SCHEMA, row)
+
+
+_INDEX = {f.name: i for i, f in enumerate(SOURCE_SCHEMA.fields)}
+_TS_MS, _TS_US, _TS_NS = _INDEX["ts_ms"], _INDEX["ts_us"], _INDEX["ts_ns"]
+_SNAPSHOT, _SEQUENCE, _TX_ID, _LSN = (_INDEX["snapshot"], _INDEX["sequence"], _INDEX["txId"],
+                                      _INDEX["lsn"])  # fmt: skip
 
 
 __all__ = ["SOURCE_SCHEMA", "CapturedTable", "SchemaSettings", "Tables"]
