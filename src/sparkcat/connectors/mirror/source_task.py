@@ -16,6 +16,7 @@ the first record of every partition.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA
@@ -37,6 +38,7 @@ from sparkcat.connectors.mirror.offset_sync import OffsetSyncWriter
 log = logging.getLogger(__name__)
 
 _BATCH = 10_000
+_SLICE_S = 0.02  # what a record may wait in the consumer for more to join its batch
 _FLUSH_TIMEOUT_S = 10.0
 
 
@@ -106,7 +108,7 @@ class MirrorSourceTask(SourceTask):
     def poll(self) -> list[SourceRecord] | None:
         if self._stopping or self._consumer is None:
             return None
-        messages = self._consumer.consume(_BATCH, timeout=self._timeout_s)
+        messages = self._consume()
         records = []
         alias, remote = self._alias, self._remote
         for message in messages:
@@ -138,6 +140,18 @@ class MirrorSourceTask(SourceTask):
                 )
             )
         return records or None
+
+    def _consume(self) -> list[Any]:
+        """Like Kafka's ``poll(consumer.poll.timeout.ms)``: what is there as soon as there is
+        something, waiting up to the timeout for it. librdkafka's ``consume(n, timeout)``
+        waits for ``n`` messages or the whole timeout, which made every record of a quiet
+        topic wait ``consumer.poll.timeout.ms`` (1 s by default) on its way to the target."""
+        deadline = time.monotonic() + self._timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            messages = self._consumer.consume(_BATCH, timeout=min(_SLICE_S, max(remaining, 0)))
+            if messages or remaining <= _SLICE_S or self._stopping:
+                return messages  # type: ignore[no-any-return]
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         writer = self._writer
