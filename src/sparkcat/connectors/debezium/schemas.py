@@ -157,6 +157,11 @@ class TableSchema:
             .field("ts_ns", _OPTIONAL_INT64)
             .build()
         )
+        # Per field of the value, what value() needs, looked up once rather than per event.
+        self._value_plan = [
+            (f.name, f.schema, self._converters[f.name], f.schema.optional)
+            for f in self.value_schema.fields
+        ]
 
     @classmethod
     def shared(
@@ -195,10 +200,17 @@ class TableSchema:
         ``before``) gets its type's empty value, as Debezium fills it. The converters give
         values of the field's type, so the struct is built without per-field checks."""
         values = []
-        for field in self.value_schema.fields:
-            value = self._convert(field.name, field.schema, row.get(field.name))
-            if value is None and not field.schema.optional:
-                value = _empty(field.schema)
+        get = row.get
+        for name, schema, convert, optional in self._value_plan:
+            raw = get(name)
+            if raw is None:
+                value = None
+            elif raw is UNAVAILABLE:
+                value = _placeholder(schema)
+            else:
+                value = convert(raw)
+            if value is None and not optional:
+                value = _empty(schema)
             values.append(value)
         return Struct.from_valid_values(self.value_schema, values)
 
