@@ -344,8 +344,28 @@ def throughput(server: Any, servers: str, transactions: int, profile: str | None
         rows.append((name, count, elapsed, count / elapsed))
         print(f"{name}: {count:,} changes in {elapsed:.2f} s = {count / elapsed:,.0f}/s",
               flush=True)  # fmt: skip
+    for name, topic in (("task", task.topics()[0]), ("hand", hand.topics()[0])):
+        print(f"{name}: {mean_bytes(servers, topic):,.0f} B a record (key + value) "
+              f"in {topic}", flush=True)  # fmt: skip
     client_cache.close_all()
     return rows
+
+
+def mean_bytes(servers: str, topic: str, n: int = 2000) -> float:
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "bench-cdc-size",
+                         "enable.auto.commit": False})  # fmt: skip
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    sizes: list[int] = []
+    deadline = time.monotonic() + 20
+    while len(sizes) < n and time.monotonic() < deadline:
+        messages = consumer.consume(n - len(sizes), 1.0)
+        if not messages:
+            break
+        for m in messages:
+            if m.error() is None:
+                sizes.append(len(m.key() or b"") + len(m.value() or b""))
+    consumer.close()
+    return statistics.mean(sizes) if sizes else float("nan")
 
 
 def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> None:
