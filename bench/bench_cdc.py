@@ -267,8 +267,9 @@ def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> Non
             time.sleep(2)
             since_ms = time.time() * 1000 + WARM_UP_S * 1000
             lags: list[float] = []
+            done = threading.Event()
             consumer = threading.Thread(
-                target=_consume, args=(servers, reader.topics(), since_ms, lags, reader.stop),
+                target=_consume, args=(servers, reader.topics(), since_ms, lags, done),
                 daemon=True,
             )  # fmt: skip
             consumer.start()
@@ -277,6 +278,8 @@ def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> Non
             time.sleep(6)  # the last changes, past a lease's end
             reader.stop.set()
             thread.join(150)
+            time.sleep(1)  # what the reader's last lease produced
+            done.set()
             consumer.join(30)
         drop_slot(server, dbname, slot)
         expected = (seconds - WARM_UP_S) * rate
