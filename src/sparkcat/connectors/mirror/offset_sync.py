@@ -73,21 +73,24 @@ class OffsetSyncWriter:
 
     def __init__(self, max_offset_lag: int) -> None:
         self.max_offset_lag = max_offset_lag
-        self.states: dict[TopicPartition, PartitionState] = {}
-        self.pending: dict[TopicPartition, OffsetSync] = {}
-        self.delayed: dict[TopicPartition, OffsetSync] = {}
+        self.states: dict[tuple[str, int], PartitionState] = {}
+        # (upstream, downstream) per partition: called once per replicated record, so no
+        # OffsetSync is built until one is sent.
+        self.pending: dict[tuple[str, int], tuple[int, int]] = {}
+        self.delayed: dict[tuple[str, int], tuple[int, int]] = {}
 
-    def maybe_queue(self, tp: TopicPartition, upstream: int, downstream: int) -> None:
+    def maybe_queue(self, tp: tuple[str, int], upstream: int, downstream: int) -> None:
+        """Note a replicated record of ``tp`` (a :class:`TopicPartition` or a plain
+        ``(topic, partition)`` tuple)."""
         state = self.states.get(tp)
         if state is None:
             state = self.states[tp] = PartitionState(self.max_offset_lag)
-        sync = OffsetSync(tp, upstream, downstream)
         if state.update(upstream, downstream):
             self.delayed.pop(tp, None)
-            self.pending[tp] = sync
+            self.pending[tp] = (upstream, downstream)
             state.reset()
         else:
-            self.delayed[tp] = sync
+            self.delayed[tp] = (upstream, downstream)
 
     def promote_delayed(self) -> None:
         self.pending.update(self.delayed)
@@ -95,10 +98,10 @@ class OffsetSyncWriter:
 
     def take_pending(self) -> list[OffsetSync]:
         """The syncs to send now, in queue order; the queue is emptied."""
-        syncs = list(self.pending.values())[:_MAX_OUTSTANDING]
-        for sync in syncs:
-            del self.pending[sync.topic_partition]
-        return syncs
+        taken = list(self.pending.items())[:_MAX_OUTSTANDING]
+        for tp, _ in taken:
+            del self.pending[tp]
+        return [OffsetSync(TopicPartition(*tp), up, down) for tp, (up, down) in taken]
 
 
 class OffsetSyncStore:

@@ -157,11 +157,15 @@ class MirrorSourceTask(SourceTask):
         writer = self._writer
         if writer is None or metadata is None or metadata.offset < 0 or self._stopping:
             return
-        partition = record.source_partition or {}
-        offset = (record.source_offset or {}).get("offset", -1)
-        tp = TopicPartition(partition["topic"], partition["partition"])
-        writer.maybe_queue(tp, offset, metadata.offset)
-        self._fire(writer)
+        # Once per record: plain tuples, and the producer is touched only for a sync.
+        partition = record.source_partition
+        offset = record.source_offset
+        if partition is None or offset is None:
+            return
+        writer.maybe_queue((partition["topic"], partition["partition"]), offset["offset"],
+                           metadata.offset)  # fmt: skip
+        if writer.pending:
+            self._fire(writer)
 
     def _fire(self, writer: OffsetSyncWriter) -> None:
         producer, topic = self._sync_producer, self._syncs_topic
