@@ -106,25 +106,28 @@ def _primary(store: Any) -> Any:
 def after_transaction(
     store: Any, connector: str, items: Iterable[tuple[SourcePartition, SourceOffset | None]]
 ) -> None:
-    """Offsets a transaction committed to ``store``'s primary topic: read them back, so the
-    next lease starts from them, and copy them to the worker's global topic when the
-    connector has a topic of its own (best effort, as Kafka's secondary store: a failure is
-    logged; the connector's topic is the truth). Never writes to the primary topic."""
+    """Offsets a transaction committed to ``store``'s primary topic: take them into the
+    store's view, so the next lease starts from them, and copy them to the worker's global
+    topic when the connector has a topic of its own (best effort, as Kafka's secondary store:
+    a failure is logged; the connector's topic is the truth). Never writes to the primary
+    topic.
+
+    They are taken as they are, not read back: they are committed, and a read_committed
+    reader cannot pass another producer's transaction still open on the partition (every
+    exactly-once task of the worker writes this topic), so reading back stalled each result
+    for up to that transaction's length (seen in a soak: 5 s, 250 times in 45 minutes)."""
     pairs = list(items)
     primary = _primary(store)
+    remember = getattr(primary, "remember", None)
     read = getattr(primary, "read_to_end", None)
     try:
-        if read is not None:
-            read(_READ_BACK_TIMEOUT_S)
-    except Exception as exc:
-        # Seen in a soak: a read_committed reader cannot pass another producer's transaction
-        # still open on the partition. These offsets are committed: take them as they are
-        # rather than fail the connector's batch.
-        log.warning("Reading back the offsets of %s: %s; taking the committed ones as they "
-                    "are", connector, exc)  # fmt: skip
-        remember = getattr(primary, "remember", None)
         if remember is not None:
             remember(connector, pairs)
+        elif read is not None:
+            read(_READ_BACK_TIMEOUT_S)
+    except Exception as exc:
+        log.warning("Could not take the committed offsets of %s into the store's view: %s",
+                    connector, exc)  # fmt: skip
     if isinstance(store, ConnectorOffsetStore):
         try:
             store.worker.put_batch(connector, pairs)

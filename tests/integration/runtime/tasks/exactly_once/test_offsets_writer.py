@@ -3,6 +3,7 @@ them to read_committed readers; the worker corrects its view with the committed 
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -12,7 +13,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
 from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes
-from sparkcat.runtime.tasks.exactly_once.offsets_writer import settle_committed
+from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction, settle_committed
 
 pytestmark = pytest.mark.broker
 
@@ -53,3 +54,36 @@ def test_offsets_of_aborted_and_open_transactions_are_set_back_to_committed_ones
     finally:
         store.close()
         hanging.abort_transaction(30)
+
+
+def test_committed_offsets_reach_the_view_at_once_past_another_open_transaction(
+    kafka_broker: Any,
+) -> None:
+    """Another task's transaction open on the partition does not hold up the next lease:
+    what a transaction committed is in the store's view as soon as it committed."""
+    servers = kafka_broker.bootstrap_servers
+    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
+        topic
+    ].result(30)
+    store = KafkaOffsetBackingStore({"bootstrap.servers": servers}, topic)
+    store.start()
+    other = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-other"})
+    other.init_transactions(30)
+    other.begin_transaction()
+    other.produce(topic, offset_value_bytes({"n": 1}), offset_key_bytes("d", {"task": "x"}))
+    other.flush(30)
+    mine = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-mine"})
+    mine.init_transactions(30)
+    mine.begin_transaction()
+    mine.produce(topic, offset_value_bytes({"n": 42}), offset_key_bytes("c", {"task": "a"}))
+    mine.commit_transaction(30)
+    try:
+        started = time.monotonic()
+        after_transaction(store, "c", [({"task": "a"}, {"n": 42})])
+        assert time.monotonic() - started < 1.0
+        assert store.get("c", {"task": "a"}) == {"n": 42}
+    finally:
+        store.close()
+        other.abort_transaction(30)
