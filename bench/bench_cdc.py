@@ -196,7 +196,7 @@ def wait_streaming(server: Any, dbname: str, slot: str, timeout_s: float = 300.0
 def throughput(server: Any, servers: str, transactions: int, profile: str | None) -> list[Any]:
     dbname = f"tp_{uuid.uuid4().hex[:6]}"
     prepare(server, dbname)
-    slots = ("slot_task", "slot_hand")
+    slots = (f"task_{dbname}", f"hand_{dbname}")
     create_slots(server, dbname, *slots)
     clients_n = 4
     pgbench(server, dbname, "-n", "-c", str(clients_n), "-j", "2", "-t",
@@ -252,7 +252,7 @@ def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> Non
     dbname = f"lag_{uuid.uuid4().hex[:6]}"
     prepare(server, dbname)
     for name in ("worker" if worker else "task", "hand"):
-        slot = f"lag_{name}"
+        slot = f"{name}_{dbname}"
         create_slots(server, dbname, slot)
         with tempfile.TemporaryDirectory() as tmp:
             reader: TaskReader | HandReader | WorkerReader = (
