@@ -365,7 +365,8 @@ def _unscheduled(lease: _Lease) -> LeaseResult:
         "(no executor, no free task slot, or Spark failed: see the worker log); restart the "
         "task once Spark has room"
     )
-    return LeaseResult(spec["connector"], spec["task"], spec["generation"], 0, 0, (), (), trace, 0)
+    return LeaseResult(connector=spec["connector"], task=spec["task"],
+                       generation=spec["generation"], trace=trace, elapsed_ms=0)  # fmt: skip
 
 
 def _call(on_result: OnResult, lease_id: str, result: LeaseResult | None) -> None:

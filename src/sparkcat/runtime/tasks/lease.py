@@ -67,7 +67,7 @@ class LeaseSpec:
     data_max_ms: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LeaseResult:
     """What a lease did. ``records`` were acked by Kafka (source) or put (sink); ``polled``
     were polled/consumed (0 = an idle lease). ``trace`` is set when the task FAILED.
@@ -80,12 +80,12 @@ class LeaseResult:
     connector: str
     task: int
     generation: int
-    records: int
-    polled: int
-    source_offsets: tuple[tuple[dict[str, Any], dict[str, Any] | None], ...]
-    sink_offsets: tuple[tuple[str, int, int], ...]
-    trace: str | None
     elapsed_ms: int
+    records: int = 0
+    polled: int = 0
+    source_offsets: tuple[tuple[dict[str, Any], dict[str, Any] | None], ...] = ()
+    sink_offsets: tuple[tuple[str, int, int], ...] = ()
+    trace: str | None = None
     error_metrics: dict[str, float] = field(default_factory=dict)
     topics: tuple[str, ...] = ()  # source: the topics this lease produced to (KIP-558)
     task_metrics: dict[str, float] = field(default_factory=dict)
@@ -131,15 +131,11 @@ def _resolved(spec: LeaseSpec) -> LeaseSpec:
 def failed_result(spec: LeaseSpec, trace: str, started: float) -> LeaseResult:
     """A result for a lease that copied nothing and failed with ``trace``."""
     return LeaseResult(
-        spec.connector,
-        spec.task,
-        spec.generation,
-        0,
-        0,
-        (),
-        (),
-        trace,
-        int((time.monotonic() - started) * 1000),
+        connector=spec.connector,
+        task=spec.task,
+        generation=spec.generation,
+        trace=trace,
+        elapsed_ms=int((time.monotonic() - started) * 1000),
     )
 
 

@@ -141,16 +141,15 @@ class _SinkRun:
             self.errors.close()
         self.cached.positions = self._end_positions() if self.clean else {}
         return LeaseResult(
-            self.spec.connector,
-            self.spec.task,
-            self.spec.generation,
-            self.put_records,
-            self.consumed,
-            (),
-            offsets,
-            trace,
-            int((time.monotonic() - started) * 1000),
-            self.errors.snapshot(),
+            connector=self.spec.connector,
+            task=self.spec.task,
+            generation=self.spec.generation,
+            records=self.put_records,
+            polled=self.consumed,
+            sink_offsets=offsets,
+            trace=trace,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            error_metrics=self.errors.snapshot(),
             task_metrics=self.counters.report(
                 True,
                 self.consumed,

@@ -139,17 +139,16 @@ class SourceRun:
             trace = self._finish(trace)
             self.errors.close()
         return LeaseResult(
-            self.spec.connector,
-            self.spec.task,
-            self.spec.generation,
-            self.acked,
-            self.polled,
-            offsets,
-            (),
-            trace,
-            int((time.monotonic() - started) * 1000),
-            self.errors.snapshot(),
-            tuple(sorted(self.lease_topics)),
+            connector=self.spec.connector,
+            task=self.spec.task,
+            generation=self.spec.generation,
+            records=self.acked,
+            polled=self.polled,
+            source_offsets=offsets,
+            trace=trace,
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            error_metrics=self.errors.snapshot(),
+            topics=tuple(sorted(self.lease_topics)),
             task_metrics=self.counters.report(
                 False,
                 self.polled,

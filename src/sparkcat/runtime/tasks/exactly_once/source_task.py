@@ -121,8 +121,8 @@ def run_exactly_once_lease(
     if refused is not None:
         log.info("%s-%d: lease not wanted (control channel says %s); it ends having written "
                  "nothing", spec.connector, spec.task, refused)  # fmt: skip
-        return LeaseResult(spec.connector, spec.task, spec.generation, 0, 0, (), (), None,
-                           int((time.monotonic() - started) * 1000))  # fmt: skip
+        return LeaseResult(connector=spec.connector, task=spec.task, generation=spec.generation,
+                           elapsed_ms=int((time.monotonic() - started) * 1000))  # fmt: skip
     topic = offsets_topic(spec.worker_config, spec.connector_config)
     errors = TaskErrorHandling.for_task(
         spec.connector, spec.task, spec.connector_config, worker, sink=False
