@@ -133,8 +133,6 @@ def _wait_ready(server: PostgresServer, timeout_s: float = 30.0) -> None:
             time.sleep(0.1)
 
 
-
-
 @pytest.fixture(scope="session")
 def cdc_postgres() -> Iterator[PostgresServer]:
     """The session's throwaway PostgreSQL with ``wal_level=logical`` (started on first use)."""
