@@ -365,9 +365,12 @@ def main() -> None:
 
 
 def report_throughput(rows: list[Any]) -> None:
-    best: Callable[[str], float] = lambda name: max(r[3] for r in rows if r[0] == name)  # noqa: E731
-    print(f"best of {len(rows) // 2}: task {best('task'):,.0f}/s, hand {best('hand'):,.0f}/s, "
-          f"ratio {best('task') / best('hand'):.2f}", flush=True)  # fmt: skip
+    """Per round (task and hand alternate, on the same changes), and the best of each."""
+    task = [r[3] for r in rows if r[0] == "task"]
+    hand = [r[3] for r in rows if r[0] == "hand"]
+    ratios = ", ".join(f"{t / h:.2f}" for t, h in zip(task, hand, strict=True))
+    print(f"best of {len(task)}: task {max(task):,.0f}/s, hand {max(hand):,.0f}/s, ratio "
+          f"{max(task) / max(hand):.2f}; per round {ratios}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
