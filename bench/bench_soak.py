@@ -28,8 +28,10 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import uuid
 from pathlib import Path
+from typing import Any
 
 from bench_exactly_once import Worker, _append, _until, create_topic
 from bench_pipeline import tree_rss_mb
@@ -58,8 +60,18 @@ class Feeder(threading.Thread):
                 self.fed = due
 
 
-def _live(workers: list[Worker]) -> Worker:
-    return next(w for w in workers if w.proc is not None and w.proc.poll() is None)
+def _rest_any(workers: list[Worker], method: str, path: str) -> Any:
+    """``method path`` on the first running worker that answers (a worker restarted a
+    moment ago may not listen yet)."""
+    failure: Exception | None = None
+    for w in workers:
+        if w.proc is None or w.proc.poll() is not None:
+            continue
+        try:
+            return w.rest(method, path)
+        except urllib.error.URLError as exc:
+            failure = exc
+    raise RuntimeError(f"no worker answered {method} {path}: {failure}")
 
 
 def _sample(workers: list[Worker], rss: dict[int, list[tuple[float, float]]]) -> None:
@@ -114,7 +126,7 @@ def soak(minutes: float, rate: int, append: bool) -> None:
                     _sample(workers, rss)
                     time.sleep(10)
                 name = names[minute % len(names)]
-                _live(workers).rest("POST", f"/connectors/{name}/restart?includeTasks=true")
+                _rest_any(workers, "POST", f"/connectors/{name}/restart?includeTasks=true")
                 events.append(f"{minute} min: restarted connector {name}")
                 if minute % 10 == 0 and minute < minutes:
                     i = (minute // 10 - 1) % 2
