@@ -67,6 +67,10 @@ class ThrowawayMariaDb:
         return self.base / "data"
 
     @property
+    def tmpdir(self) -> Path:
+        return self.base / "tmp"
+
+    @property
     def socket(self) -> Path:
         return self.base / "mariadb.sock"
 
@@ -93,10 +97,14 @@ class ThrowawayMariaDb:
         install = _binary("mariadb-install-db", "mysql_install_db")
         server = _binary("mariadbd", "mysqld")
         self.datadir.mkdir(parents=True)
+        # Its own temporary directory: two servers bootstrapping at once (two test lanes) in
+        # the default /tmp removed each other's temporary tables and the install failed.
+        self.tmpdir.mkdir(parents=True)
         user = self._os_user()
         done = subprocess.run(
             [install, "--no-defaults", f"--datadir={self.datadir}", *user,
-             "--auth-root-authentication-method=normal", "--skip-test-db"],
+             "--auth-root-authentication-method=normal", "--skip-test-db",
+             f"--tmpdir={self.tmpdir}"],
             capture_output=True, timeout=180, check=False,
         )  # fmt: skip
         if done.returncode != 0:
@@ -105,7 +113,7 @@ class ThrowawayMariaDb:
         self.process = subprocess.Popen(
             [server, "--no-defaults", f"--datadir={self.datadir}", *user,
              f"--socket={self.socket}", f"--pid-file={self.base / 'mariadbd.pid'}",
-             f"--port={self.port}", "--bind-address=127.0.0.1",
+             f"--port={self.port}", "--bind-address=127.0.0.1", f"--tmpdir={self.tmpdir}",
              f"--log-error={self.error_log}", f"--log-bin={self.base / 'binlog'}",
              "--binlog-format=ROW", "--binlog-row-image=FULL", f"--server-id={SERVER_ID}",
              "--binlog-annotate-row-events=ON", "--binlog-row-metadata=FULL",
