@@ -212,6 +212,12 @@ def test_the_page_shows_the_last_error_and_stops_a_connector(tmp_path: Path) -> 
                 row = 'tr[data-connector="broken"]'
                 page.click(f"{row} details.trace summary")
                 assert "ValueError: boom" in page.inner_text(f"{row} details.trace pre")
+                # It stays open across the page's refreshes (rows are rebuilt each time).
+                refreshes = int(page.get_attribute("body", "data-refreshes") or 0)
+                page.wait_for_function(
+                    f"Number(document.body.dataset.refreshes) > {refreshes}", timeout=10_000
+                )
+                assert "ValueError: boom" in page.inner_text(f"{row} details.trace pre")
                 page.click(f"{row} button[data-action='stop']")
                 page.wait_for_selector(f'{row} [data-state="STOPPED"]', timeout=10_000)
                 assert herder.connector_status("broken").connector.state == "STOPPED"

@@ -93,7 +93,7 @@ function actions(name, state) {
     button("Stop", "stop", "PUT", `${base}/stop`));
 }
 
-function row(name, entry, metrics) {
+function row(name, entry, metrics, traceOpen) {
   const status = entry.status;
   const state = status.connector.state;
   const tasks = element("td", { class: "tasks" }, ...(status.tasks || []).map((t) =>
@@ -102,7 +102,8 @@ function row(name, entry, metrics) {
   const seen = remember(name, metrics);
   return element("tr", { "data-connector": name },
     element("td", null, element("strong", null, name),
-      trace ? element("details", { class: "trace" }, element("summary", null, "last error"),
+      trace ? element("details", { class: "trace", open: traceOpen },
+                      element("summary", null, "last error"),
                       element("pre", null, trace)) : null),
     element("td", null, status.type || (entry.info && entry.info.type) || ""),
     element("td", null, element("span", { class: `state ${state}`, "data-state": state }, state)),
@@ -133,8 +134,11 @@ async function refresh() {
     ]);
     const body = document.querySelector("#connectors tbody");
     const names = Object.keys(connectors).sort();
+    // Rows are rebuilt on every refresh: an error trace the user opened stays open.
+    const open = new Set([...body.querySelectorAll("details.trace[open]")]
+      .map((details) => details.closest("tr").dataset.connector));
     body.replaceChildren(...names.map((name) =>
-      row(name, connectors[name], metrics.connectors[name])));
+      row(name, connectors[name], metrics.connectors[name], open.has(name))));
     document.getElementById("connectors").hidden = names.length === 0;
     expireMessage();
     if (!names.length) show("No connectors.");
