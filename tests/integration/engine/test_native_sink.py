@@ -5,7 +5,6 @@ DLQ)."""
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,6 +19,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from tests.integration.connectors.storage.conftest import SCHEMA, order, produce_orders
 from tests.support.databases import ensure_postgres_database
+from tests.support.engine import RecordingListener
 from tests.support.jdbc_jars import (
     MARIADB_JAR,
     POSTGRES_JAR,
@@ -38,36 +38,6 @@ from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
 
 DB_NAME = "sparkcat_native_test"
-
-
-class Listener:
-    """The engine's view of the herder: states, traces and record counts."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.states: dict[tuple[str, int], str] = {}
-        self.traces: dict[tuple[str, int], str] = {}
-        self.records: dict[str, int] = {}
-
-    def on_task_running(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "RUNNING"
-
-    def on_task_paused(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "PAUSED"
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        with self.lock:
-            self.states[(connector, task)] = "FAILED"
-            self.traces[(connector, task)] = trace
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        self.on_task_failed(connector, -1, trace)
-
-    def on_records(self, connector: str, task: int, count: int) -> None:
-        with self.lock:
-            self.records[connector] = self.records.get(connector, 0) + count
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -108,10 +78,10 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-def copied(listener: Listener, name: str, count: int) -> Callable[[], bool]:
+def copied(listener: RecordingListener, name: str, count: int) -> Callable[[], bool]:
     def done() -> bool:
-        if any(k[0] == name for k in listener.traces):
-            raise AssertionError(f"{name} failed: {listener.traces}")
+        if any(k[0] == name for k in listener.traces) or name in listener.connector_failures:
+            raise AssertionError(f"{name} failed: {listener.traces} {listener.connector_failures}")
         return listener.records.get(name, 0) >= count
 
     return done
@@ -128,7 +98,7 @@ def test_kafka_to_a_parquet_directory_partitioned_by_a_field(
     topic = produce_orders(kafka_broker.bootstrap_servers, 2, per_partition)
     out = tmp_path / "orders"
     name = unique("parquet")
-    listener = Listener()
+    listener = RecordingListener()
     plan = sink_plan(name, tasks=2, topics=topic, **{
         "spark.path": str(out), "spark.partition.by": "region", "flush.size": "10000",
         "spark.option.compression": "zstd",
@@ -159,7 +129,7 @@ def test_kafka_to_a_catalog_table(
     spark.sql(f"CREATE DATABASE {database} LOCATION '{tmp_path / 'warehouse'}'")
     table = f"{database}.orders"
     name = unique("table")
-    listener = Listener()
+    listener = RecordingListener()
     engine.start_connector(sink_plan(name, topics=topic, **{"spark.table": table}), listener)
     wait_for(copied(listener, name, 2000), 90, "the sink to copy the topic")
     engine.stop_connector(name)
@@ -224,7 +194,7 @@ def test_kafka_to_a_database_through_spark_jdbc(
     table = f"orders_{uuid.uuid4().hex[:8]}"
     topic = produce_orders(kafka_broker.bootstrap_servers, 2, 1500)
     name = unique("jdbc")
-    listener = Listener()
+    listener = RecordingListener()
     plan = sink_plan(name, tasks=2, topics=topic, **database.config(table))
     engine.start_connector(plan, listener)
     try:
@@ -286,7 +256,7 @@ def test_a_schema_the_writer_cannot_take_fails_the_task_or_goes_to_the_dlq(
     servers = kafka_broker.bootstrap_servers
     topic = produce_mixed(servers)
     strict, tolerant, dlq = unique("strict"), unique("tolerant"), unique("dlq")
-    listener = Listener()
+    listener = RecordingListener()
     engine.start_connector(
         sink_plan(strict, topics=topic, **{"spark.path": str(tmp_path / "strict")}), listener
     )
