@@ -164,6 +164,21 @@ def truncate_event(
     return [record]
 
 
+def snapshot_marker(first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
+    """``source.snapshot`` of a snapshot read, as Debezium marks it: ``first``/``last`` of the
+    whole snapshot, ``first_in_data_collection``/``last_in_data_collection`` of a table, else
+    ``true``."""
+    if last:
+        return "last"
+    if first:
+        return "first"
+    if last_in_table:
+        return "last_in_data_collection"
+    if first_in_table:
+        return "first_in_data_collection"
+    return "true"
+
+
 __all__ = [
     "NEW_KEY_HEADER",
     "OLD_KEY_HEADER",
@@ -177,5 +192,6 @@ __all__ = [
     "change_events",
     "envelope",
     "read_event",
+    "snapshot_marker",
     "truncate_event",
 ]

@@ -30,7 +30,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sparkcat.api.records import SourceRecord
-from sparkcat.connectors.debezium.envelope import Position, now_us, read_event
+from sparkcat.connectors.debezium.envelope import (
+    Position,
+    now_us,
+    read_event,
+    snapshot_marker,
+)
 from sparkcat.connectors.debezium.mysql.offsets import SNAPSHOT_KEY, BinlogOffset
 from sparkcat.connectors.debezium.mysql.server import current_position
 from sparkcat.connectors.debezium.mysql.tables import CapturedTable, Tables
@@ -117,7 +122,7 @@ class SnapshotReader:
             table, row = self._pending
             following = next(self._rows, None)
             last = following is None
-            marker = _marker(self.emitted == 0, last, table is not self._previous,
+            marker = snapshot_marker(self.emitted == 0, last, table is not self._previous,
                              last or following[0] is not table)  # type: ignore[index]  # fmt: skip
             records.append(self._record(table, row, marker, last))
             self._previous = table
@@ -153,18 +158,6 @@ class SnapshotReader:
             self.conn.close()
         except Exception:  # closing a broken connection
             pass
-
-
-def _marker(first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
-    if last:
-        return "last"
-    if first:
-        return "first"
-    if last_in_table:
-        return "last_in_data_collection"
-    if first_in_table:
-        return "first_in_data_collection"
-    return "true"
 
 
 def _rows(

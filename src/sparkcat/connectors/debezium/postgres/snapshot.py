@@ -19,7 +19,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sparkcat.api.records import SourceRecord
-from sparkcat.connectors.debezium.envelope import Position, now_us, read_event
+from sparkcat.connectors.debezium.envelope import (
+    Position,
+    now_us,
+    read_event,
+    snapshot_marker,
+)
 from sparkcat.connectors.debezium.postgres import database
 from sparkcat.connectors.debezium.postgres.offsets import snapshot_offset
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
@@ -59,7 +64,7 @@ class SnapshotReader:
             table, texts = self._pending
             following = next(self._rows, None)
             last = following is None
-            marker = _marker(
+            marker = snapshot_marker(
                 self.emitted == 0,
                 last,
                 table is not self._previous_table,
@@ -89,18 +94,6 @@ class SnapshotReader:
             self.conn.close()
         except Exception:  # closing a broken connection
             pass
-
-
-def _marker(first: bool, last: bool, first_in_table: bool, last_in_table: bool) -> str:
-    if last:
-        return "last"
-    if first:
-        return "first"
-    if last_in_table:
-        return "last_in_data_collection"
-    if first_in_table:
-        return "first_in_data_collection"
-    return "true"
 
 
 def _rows(
