@@ -285,9 +285,33 @@ def skipped_operations(config: AbstractConfig) -> frozenset[str]:
     return frozenset(codes - {"none"})
 
 
+def common_problems(config: AbstractConfig, scope: tuple[str, str]) -> list[tuple[str, str]]:
+    """What every Debezium connector refuses: both keys of an include/exclude pair (tables,
+    ``scope`` — schemas or databases —, columns), a malformed ``message.key.columns``, and
+    transaction metadata (not supported yet)."""
+    from sparkcat.connectors.debezium.filters import KeyColumns
+
+    problems: list[tuple[str, str]] = []
+    for include, exclude in (
+        (TABLE_INCLUDE_LIST, TABLE_EXCLUDE_LIST),
+        scope,
+        (COLUMN_INCLUDE_LIST, COLUMN_EXCLUDE_LIST),
+    ):
+        if config.get(include) and config.get(exclude):
+            problems.append((exclude, f'"{include}" is already specified'))
+    try:
+        KeyColumns.parse(str(config.get(MESSAGE_KEY_COLUMNS) or ""))
+    except ConfigError as exc:
+        problems.append((MESSAGE_KEY_COLUMNS, str(exc)))
+    if config.get(PROVIDE_TRANSACTION_METADATA):
+        problems.append((PROVIDE_TRANSACTION_METADATA, "Transaction metadata is not supported yet"))
+    return problems
+
+
 __all__ = [
     "DEBEZIUM_VERSION",
     "VERSION",
     "common_config_def",
+    "common_problems",
     "skipped_operations",
 ]

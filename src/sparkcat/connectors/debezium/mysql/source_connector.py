@@ -11,10 +11,8 @@ from typing import Any, ClassVar
 
 from sparkcat.api.config import AbstractConfig, ConfigDef
 from sparkcat.api.connector import Config, Task
-from sparkcat.api.errors import ConfigError
 from sparkcat.api.source import SourceConnector
 from sparkcat.connectors.debezium import config as common
-from sparkcat.connectors.debezium.filters import KeyColumns
 from sparkcat.connectors.debezium.mysql import config as my
 from sparkcat.connectors.debezium.mysql.offsets import source_partition
 from sparkcat.connectors.debezium.mysql.server import binlog_problems, current_position
@@ -110,21 +108,9 @@ def _privilege_problem(conn: Any) -> str | None:
 
 def _config_problems(config: AbstractConfig) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
-    for include, exclude in (
-        (common.TABLE_INCLUDE_LIST, common.TABLE_EXCLUDE_LIST),
-        (my.DATABASE_INCLUDE_LIST, my.DATABASE_EXCLUDE_LIST),
-        (common.COLUMN_INCLUDE_LIST, common.COLUMN_EXCLUDE_LIST),
-    ):
-        if config.get(include) and config.get(exclude):
-            problems.append((exclude, f'"{include}" is already specified'))
-    try:
-        KeyColumns.parse(str(config.get(common.MESSAGE_KEY_COLUMNS) or ""))
-    except ConfigError as exc:
-        problems.append((common.MESSAGE_KEY_COLUMNS, str(exc)))
-    if config.get(common.PROVIDE_TRANSACTION_METADATA):
-        problems.append((common.PROVIDE_TRANSACTION_METADATA,
-                         "Transaction metadata is not supported yet"))  # fmt: skip
-    return problems
+    return problems + common.common_problems(
+        config, (my.DATABASE_INCLUDE_LIST, my.DATABASE_EXCLUDE_LIST)
+    )
 
 
 class MariaDbConnector(MySqlConnector):

@@ -11,10 +11,8 @@ import psycopg2
 
 from sparkcat.api.config import AbstractConfig, ConfigDef
 from sparkcat.api.connector import Config, Task
-from sparkcat.api.errors import ConfigError
 from sparkcat.api.source import ExactlyOnceSupport, SourceConnector
 from sparkcat.connectors.debezium import config as common
-from sparkcat.connectors.debezium.filters import KeyColumns
 from sparkcat.connectors.debezium.postgres import config as pg
 from sparkcat.connectors.debezium.postgres import database
 from sparkcat.connectors.debezium.postgres.offsets import partition
@@ -106,21 +104,9 @@ def _config_problems(config: AbstractConfig) -> list[tuple[str, str]]:
     if not slot.replace("_", "").isalnum() or slot.lower() != slot:
         problems.append((pg.SLOT_NAME, f"Slot name '{slot}' must hold only lower-case "
                          "letters, digits and underscores"))  # fmt: skip
-    for include, exclude in (
-        (common.TABLE_INCLUDE_LIST, common.TABLE_EXCLUDE_LIST),
-        (pg.SCHEMA_INCLUDE_LIST, pg.SCHEMA_EXCLUDE_LIST),
-        (common.COLUMN_INCLUDE_LIST, common.COLUMN_EXCLUDE_LIST),
-    ):
-        if config.get(include) and config.get(exclude):
-            problems.append((exclude, f'"{include}" is already specified'))
-    try:
-        KeyColumns.parse(str(config.get(common.MESSAGE_KEY_COLUMNS) or ""))
-    except ConfigError as exc:
-        problems.append((common.MESSAGE_KEY_COLUMNS, str(exc)))
-    if config.get(common.PROVIDE_TRANSACTION_METADATA):
-        problems.append((common.PROVIDE_TRANSACTION_METADATA,
-                         "Transaction metadata is not supported yet"))  # fmt: skip
-    return problems
+    return problems + common.common_problems(
+        config, (pg.SCHEMA_INCLUDE_LIST, pg.SCHEMA_EXCLUDE_LIST)
+    )
 
 
 __all__ = ["PostgresConnector"]
