@@ -18,10 +18,10 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from tests.integration.engine.test_native_sink import (
     JdbcDatabase,
-    Listener,
     jdbc_database,
     wait_for,
 )
+from tests.support.engine import RecordingListener
 
 from sparkcat.connectors.spark import SparkSourceConnector
 from sparkcat.engine import SparkEngine
@@ -107,7 +107,7 @@ def test_parquet_files_to_kafka_with_new_files_and_an_smt(
     write_parquet(directory, "b.parquet", range(300, 500))
     topic = f"from-spark-{uuid.uuid4().hex[:8]}"
     name = f"spark-source-{uuid.uuid4().hex[:8]}"
-    listener = Listener()
+    listener = RecordingListener()
     plan = source_plan(name, topic=topic, **{
         "spark.path": str(directory), "poll.interval.ms": "200",
         "transforms": "origin",
@@ -120,7 +120,10 @@ def test_parquet_files_to_kafka_with_new_files_and_an_smt(
     reader = TopicReader(kafka_broker.bootstrap_servers, topic)
 
     def read(count: int) -> bool:
-        assert not listener.traces, listener.traces
+        assert not listener.traces and not listener.connector_failures, (
+            listener.traces,
+            listener.connector_failures,
+        )
         return reader.at_least(count)
 
     try:
@@ -135,7 +138,7 @@ def test_parquet_files_to_kafka_with_new_files_and_an_smt(
     assert all(v["origin"] == "spark" and v["label"] == f"row-{v['id']}" for v in reader.values)
     offset = store.get(name, {"spark.path": str(directory)})
     assert offset is not None and offset["file"].endswith(newest.name)
-    assert listener.traces == {}
+    assert listener.traces == {} and listener.connector_failures == {}
 
 
 class SourceTable:
@@ -196,12 +199,15 @@ def test_new_rows_of_a_table_to_kafka_and_offsets_resume_after_a_restart(
     table.insert(range(0, 300))
     topic = f"from-table-{uuid.uuid4().hex[:8]}"
     name = f"table-source-{uuid.uuid4().hex[:8]}"
-    listener = Listener()
+    listener = RecordingListener()
     plan = source_plan(name, topic=topic, **{"poll.interval.ms": "100", **table.config()})
     reader = TopicReader(kafka_broker.bootstrap_servers, topic)
 
     def read(count: int) -> bool:
-        assert not listener.traces, listener.traces
+        assert not listener.traces and not listener.connector_failures, (
+            listener.traces,
+            listener.connector_failures,
+        )
         return reader.at_least(count)
 
     def offset() -> Any:
@@ -225,4 +231,4 @@ def test_new_rows_of_a_table_to_kafka_and_offsets_resume_after_a_restart(
         table.drop()
     assert sorted(v["id"] for v in reader.values) == list(range(500))
     assert all(v["label"] == f"row-{v['id']}" for v in reader.values)
-    assert listener.traces == {}
+    assert listener.traces == {} and listener.connector_failures == {}
