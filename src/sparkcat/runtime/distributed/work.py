@@ -130,10 +130,7 @@ def _reassert_statuses(herder: DistributedHerder) -> None:
 
 def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None:
     managed = herder._connectors.pop(name)
-    herder.config_transformer.cancel(name)  # a reload is for the worker that runs it
-    if managed.context is not None:
-        managed.context.close()
-    herder._stop_instance(managed)
+    herder.worker.shut_down_connector(managed)  # a reload is for the worker that runs it
     if deleted:
         herder.status.remove(name)
         if name not in herder.plans:  # else once its tasks here stopped (_sync_tasks)
@@ -194,7 +191,7 @@ def reconfigure(herder: DistributedHerder, managed: ManagedConnector, force: boo
         return  # the leader has not answered the last ones yet
     assert managed.instance is not None
     try:
-        configs = herder._generate_task_configs(managed, managed.instance)
+        configs = herder.worker.connector_task_configs(managed)
     except Exception as exc:
         herder.fail_connector(managed, exc)
         return
@@ -264,7 +261,7 @@ def _sync_tasks(
     tasks = [t for t in tasks if t < len(configs)]
     if config is None or not tasks or target is TargetState.STOPPED:
         if herder.plans.pop(name, None) is not None:
-            herder.engine.stop_connector(name)
+            herder.worker.stop_tasks(name)
         with herder._state_lock:
             herder._live.pop(name, None)
         if config is None:
@@ -280,7 +277,7 @@ def _sync_tasks(
         # KIP-618: the new generation waits until the old one is fenced (next tick); the
         # old one's tasks stop now rather than be failed by the fencing.
         if herder.plans.pop(name, None) is not None:
-            herder.engine.stop_connector(name)
+            herder.worker.stop_tasks(name)
         return
     previous = herder.plans.get(name)
     state = State.PAUSED if plan.paused else State.RUNNING
@@ -290,16 +287,13 @@ def _sync_tasks(
     herder.task_statuses(
         name, [t for t in tasks if _report_needed(herder, previous, plan, t, state)], state
     )
-    started = _started_tasks(previous, plan)
     try:
-        herder.engine.start_connector(plan, herder)
+        herder.worker.start_tasks(plan, herder, _started_tasks(previous, plan))
     except Exception as exc:
         log.exception("Could not start the tasks of %s", name)
-        herder.metrics.tasks_started(name, started, ok=False)
         for task in tasks:
             herder.on_task_failed(name, task, f"Could not start the task: {exc}")
         return
-    herder.metrics.tasks_started(name, started)
     herder.plans[name] = plan
 
 
@@ -349,10 +343,10 @@ def revoke(herder: DistributedHerder, connectors: set[str], tasks: set[tuple[str
         if keep:
             plan = ConnectorPlan(plan.name, plan.kind, plan.connector_config, plan.task_configs,
                                  plan.generation, plan.paused, keep)  # fmt: skip
-            herder.engine.start_connector(plan, herder)
+            herder.worker.start_tasks(plan, herder, started=[])
             herder.plans[name] = plan
         else:
-            herder.engine.stop_connector(name)
+            herder.worker.stop_tasks(name)
             del herder.plans[name]
         for task in sorted(gone):
             herder.status.put_task_safe(
@@ -433,7 +427,7 @@ def apply_reloads(herder: DistributedHerder) -> None:
         try:
             herder.reload_connector(name)
         except NotFoundError:
-            herder.config_transformer.cancel(name)
+            herder.worker.config_transformer.cancel(name)
         except ConnectError as exc:
             log.warning("Could not restart connector %s after its config changed: %s", name, exc)
 
@@ -463,10 +457,5 @@ def restart_here(herder: DistributedHerder, request: RestartRequest) -> None:
 def restart_local_task(herder: DistributedHerder, name: str, task: int) -> None:
     generation = max(herder.group_generation, 0)
     herder.status.put_task(TaskStatus(name, task, State.RESTARTING, herder.worker_id, generation))
-    try:
-        herder.engine.restart_task(name, task)
-    except Exception:
-        herder.metrics.tasks_started(name, [task], ok=False)
-        raise
-    herder.metrics.tasks_started(name, [task])
+    herder.worker.restart_tasks(name, [task])
     herder.status.put_task(TaskStatus(name, task, State.RUNNING, herder.worker_id, generation))

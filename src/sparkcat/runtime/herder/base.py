@@ -33,12 +33,10 @@ from typing import Any
 
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import AlreadyExistsError, ConnectError, NotFoundError
-from sparkcat.runtime.config_provider import WorkerConfigTransformer, reverse_transform
-from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine
 from sparkcat.runtime.herder.config import HerderConfigMixin
 from sparkcat.runtime.herder.listener import HerderListenerMixin
-from sparkcat.runtime.herder.offsets import HerderOffsetsMixin, make_context
+from sparkcat.runtime.herder.offsets import HerderOffsetsMixin
 from sparkcat.runtime.herder.restart import HerderRestartMixin
 from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState, parse_initial_state
 from sparkcat.runtime.herder.topics import HerderTopicsMixin
@@ -48,7 +46,6 @@ from sparkcat.runtime.herder.validation import (
     validate_connector_config,
 )
 from sparkcat.runtime.isolation.plugins import PluginRegistry
-from sparkcat.runtime.metrics.registry import ConnectMetrics
 from sparkcat.runtime.rest.entities import (
     ConfigInfos,
     ConnectorInfo,
@@ -66,6 +63,7 @@ from sparkcat.runtime.stores.statuses import (
     StatusStore,
     TaskStatus,
 )
+from sparkcat.runtime.worker import Worker
 from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
@@ -90,7 +88,7 @@ class AbstractHerder(
         status_store: StatusBackingStore | None = None,
     ) -> None:
         self.worker_config = worker_config
-        self.engine = engine
+        self.worker = Worker(worker_config, engine, offset_store, registry, self._reload_connector)
         self.offset_store = offset_store
         self.registry = registry
         self.worker_id = worker_id
@@ -102,17 +100,10 @@ class AbstractHerder(
         self._records: dict[str, int] = {}
         self._task_metrics: dict[str, dict[int, dict[str, float]]] = {}  # task-error-metrics
         self._dead_queries: set[str] = set()  # connectors whose query the engine lost
-        self.metrics = ConnectMetrics.from_worker_config(worker_config)
+        self.metrics = self.worker.metrics
         self._ready = threading.Event()
         self.kafka_cluster_id: str | None = None  # shown by GET /; set by the CLI
         self.commit = "unknown"
-        # Connector configs stay unresolved (``${provider:path:key}``) in every store, plan
-        # and answer; they are resolved only for Connector.start (and on executors for
-        # tasks). A TTL expiry with changed values restarts the connector and its tasks.
-        self.config_transformer = WorkerConfigTransformer(
-            {k: str(v) for k, v in worker_config.originals().items() if v is not None},
-            self._reload_connector,
-        )
 
     # -- readiness (GET /health) -------------------------------------------------------------
     def mark_ready(self) -> None:
@@ -254,12 +245,9 @@ class AbstractHerder(
             managed = self._connectors.get(name)
             if managed is None:
                 raise NotFoundError(f"Connector {name} not found")
-            if managed.context is not None:
-                managed.context.close()
-            self._stop_instance(managed)
-            self.config_transformer.cancel(name)
+            self.worker.shut_down_connector(managed)
             if managed.planned:
-                self.engine.stop_connector(name)
+                self.worker.stop_tasks(name)
             del self._connectors[name]
             with self._state_lock:
                 self._live.pop(name, None)
@@ -281,7 +269,7 @@ class AbstractHerder(
             self._set_live(managed)
             self._put_connector(name, State.PAUSED)
             if managed.planned:
-                self.engine.pause_connector(name)
+                self.worker.pause_tasks(name)
                 self._set_tasks(managed, State.PAUSED)
 
     def resume_connector(self, name: str) -> None:
@@ -299,7 +287,7 @@ class AbstractHerder(
             generation = managed.generation
             self.reconfigure_tasks(managed, force=not was_paused_plan)
             if was_paused_plan and managed.generation == generation:
-                self.engine.resume_connector(name)
+                self.worker.resume_tasks(name)
                 self._set_tasks(managed, State.RUNNING)
 
     def stop_connector(self, name: str) -> None:
@@ -311,7 +299,7 @@ class AbstractHerder(
             managed.target = TargetState.STOPPED
             self._stop_instance(managed)
             if managed.planned:
-                self.engine.stop_connector(name)
+                self.worker.stop_tasks(name)
                 managed.planned = False
             managed.task_configs = []
             self._set_live(managed)
@@ -356,21 +344,16 @@ class AbstractHerder(
             self.reconfigure_tasks(managed, force=True)
 
     def _ensure_instance(self, managed: ManagedConnector) -> Connector:
-        if managed.instance is None:
-            instance = managed.cls()
-            managed.context = make_context(
-                managed, self.request_task_reconfiguration, self._fail_by_name, self.offset_store
-            )
-            instance.initialize(managed.context)
-            managed.instance = instance
-        return managed.instance
+        return self.worker.ensure_connector(
+            managed, self.request_task_reconfiguration, self._fail_by_name
+        )
 
     def _reload_connector(self, name: str) -> None:
         """``config.action.reload=restart``: a provider's values changed after their TTL."""
         try:
             self.restart_connector(name, include_tasks=True)
         except NotFoundError:
-            self.config_transformer.cancel(name)
+            self.worker.config_transformer.cancel(name)
         except ConnectError as exc:  # e.g. a distributed follower: the leader restarts
             log.warning("Could not restart connector %s after its config changed: %s", name, exc)
 
@@ -378,24 +361,17 @@ class AbstractHerder(
         """``start(config)`` on the connector instance, with the config's variables
         resolved; FAILED with trace if resolution or ``start`` raises."""
         try:
-            instance = self._ensure_instance(managed)
-            instance.start(self.config_transformer.transform(managed.name, managed.config))
+            self.worker.start_connector(
+                managed, self.request_task_reconfiguration, self._fail_by_name
+            )
         except Exception as exc:
-            self.metrics.connector_started(False)
             self.fail_connector(managed, exc)
             return False
-        self.metrics.connector_started(True)
-        managed.started = True
         self._put_connector(managed.name, State.RUNNING)
         return True
 
     def _stop_instance(self, managed: ManagedConnector) -> None:
-        if managed.instance is not None and managed.started:
-            managed.started = False
-            try:
-                managed.instance.stop()
-            except Exception:
-                log.exception("Connector %s raised from stop()", managed.name)
+        self.worker.stop_connector(managed)
 
     def _fail_by_name(self, name: str, exc: BaseException) -> None:
         """``ConnectorContext.raise_error``: the connector fails, if it still exists."""
@@ -413,9 +389,8 @@ class AbstractHerder(
         """Ask the running connector for task configs; push a plan if they changed."""
         if managed.target is not TargetState.STARTED or not managed.started:
             return
-        assert managed.instance is not None
         try:
-            configs = self._generate_task_configs(managed, managed.instance)
+            configs = self.worker.connector_task_configs(managed)
         except Exception as exc:
             self.fail_connector(managed, exc)
             return
@@ -427,33 +402,6 @@ class AbstractHerder(
         managed.applied_config = dict(managed.config)
         self.push_plan(managed)
 
-    def _generate_task_configs(
-        self, managed: ManagedConnector, instance: Connector
-    ) -> list[dict[str, str]]:
-        max_tasks = int(managed.config.get("tasks.max", "1").strip())
-        raw = instance.task_configs(max_tasks)
-        enforce = managed.config.get("tasks.max.enforce", "true").strip().lower() != "false"
-        if enforce and len(raw) > max_tasks:
-            raise ConnectError(
-                f"The connector {managed.name} has generated {len(raw)} tasks, which is greater "
-                f"than {max_tasks}, the maximum number of tasks it is configured to create. This "
-                "behaviour should be considered a bug and is disallowed. If necessary, it can be "
-                "permitted by reconfiguring the connector with 'tasks.max.enforce' set to false; "
-                "however, this option will be removed in a future release of Kafka Connect."
-            )
-        task_class = self.registry.class_name(instance.task_class())
-        configs = []
-        for task_config in raw:
-            full = {str(k): str(v) for k, v in task_config.items()}
-            full["task.class"] = task_class
-            if managed.kind == "sink":
-                for key in (TOPICS_CONFIG, TOPICS_REGEX_CONFIG):
-                    if key in managed.config:
-                        full[key] = managed.config[key]
-            configs.append(full)
-        # The connector saw resolved values: put the variables back before storing.
-        return reverse_transform(managed.config, configs)
-
     def push_plan(self, managed: ManagedConnector) -> None:
         """Hand the connector's current task configs to the engine (or stop its query when
         there are none)."""
@@ -463,7 +411,7 @@ class AbstractHerder(
         self.metrics.remove_tasks(managed.name, keep_below=len(managed.task_configs))
         if not managed.task_configs:
             if managed.planned:
-                self.engine.stop_connector(managed.name)
+                self.worker.stop_tasks(managed.name)
                 managed.planned = False
             return
         plan = ConnectorPlan(
@@ -472,12 +420,10 @@ class AbstractHerder(
         )  # fmt: skip
         self._set_tasks(managed, State.PAUSED if paused else State.RUNNING)
         try:
-            self.engine.start_connector(plan, self)
+            self.worker.start_tasks(plan, self)
         except Exception as exc:
-            self.metrics.tasks_started(managed.name, plan.task_ids(), ok=False)
             self.fail_connector(managed, exc)
             return
-        self.metrics.tasks_started(managed.name, plan.task_ids())
         managed.planned = True
 
     def _set_live(self, managed: ManagedConnector) -> None:

@@ -18,10 +18,9 @@ from sparkcat.runtime.stores.statuses import ConnectorStatus, State, TaskStatus
 if TYPE_CHECKING:
     import threading
 
-    from sparkcat.runtime.engine_api import Engine
     from sparkcat.runtime.herder.state import ManagedConnector
-    from sparkcat.runtime.metrics.registry import ConnectMetrics
     from sparkcat.runtime.stores.statuses import StatusBackingStore
+    from sparkcat.runtime.worker import Worker
 
 _RESTARTING = State.RESTARTING.value
 
@@ -35,8 +34,7 @@ class HerderRestartMixin:
     _connectors: dict[str, ManagedConnector]
     _dead_queries: set[str]
     status: StatusBackingStore
-    engine: Engine
-    metrics: ConnectMetrics
+    worker: Worker
     worker_id: str
 
     if TYPE_CHECKING:
@@ -116,18 +114,11 @@ class HerderRestartMixin:
     def _restart_tasks(self, managed: ManagedConnector, tasks: list[int]) -> None:
         """Restart ``tasks`` of one connector; an engine that restarts several at once gets
         them in one call (one lease boundary for all, not one per task)."""
-        many = getattr(self.engine, "restart_tasks", None)
         try:
-            if many is not None:
-                many(managed.name, tasks)
-            else:
-                for task in tasks:
-                    self.engine.restart_task(managed.name, task)
+            self.worker.restart_tasks(managed.name, tasks)
         except Exception as exc:
-            self.metrics.tasks_started(managed.name, tasks, ok=False)
             failed = ", ".join(f"{managed.name}-{t}" for t in tasks)
             raise ConnectError(f"Failed to start task: {failed}") from exc
-        self.metrics.tasks_started(managed.name, tasks)
         from sparkcat.runtime.herder.state import TargetState
 
         state = State.RUNNING if managed.target is TargetState.STARTED else State.PAUSED
