@@ -81,7 +81,7 @@ def run_here(herder: DistributedHerder, name: str) -> None:
     )  # fmt: skip
     for _ in range(3):  # the owner writes the task configs, then runs them
         herder.tick()
-    assert name in herder.engine.plans  # type: ignore[attr-defined]
+    assert name in herder.worker.engine.plans  # type: ignore[attr-defined]
 
 
 def _topic_records(worker: dict[str, str]) -> list[tuple[str, bytes | None]]:
