@@ -7,12 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from sparkcat.api.config import ConfigDef, ConfigType, Importance
-from sparkcat.converters.schema_registry.config import SerdeConfig, new_serde_config_def
+from sparkcat.converters.schema_registry.config import (
+    SerdeConfig,
+    define_schemas_cache,
+    new_serde_config_def,
+)
 
 ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG = "enhanced.avro.schema.support"
 CONNECT_META_DATA_CONFIG = "connect.meta.data"
-SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.config"
-SCHEMAS_CACHE_SIZE_DEFAULT = 1000
 
 
 def _config_def() -> ConfigDef:
@@ -31,14 +33,7 @@ def _config_def() -> ConfigDef:
         importance=Importance.LOW,
         documentation="Allow the Connect converter to add its metadata to the output schema.",
     )
-    definition.define(
-        SCHEMAS_CACHE_SIZE_CONFIG,
-        ConfigType.INT,
-        SCHEMAS_CACHE_SIZE_DEFAULT,
-        importance=Importance.LOW,
-        documentation="Size of the converted schemas cache.",
-    )
-    return definition
+    return define_schemas_cache(definition)
 
 
 CONFIG_DEF = _config_def()
@@ -51,4 +46,3 @@ class AvroConverterConfig(SerdeConfig):
         super().__init__(CONFIG_DEF, props)
         self.enhanced_schema_support: bool = self.get_boolean(ENHANCED_AVRO_SCHEMA_SUPPORT_CONFIG)
         self.connect_meta_data: bool = self.get_boolean(CONNECT_META_DATA_CONFIG)
-        self.schemas_cache_size: int = self.get_int(SCHEMAS_CACHE_SIZE_CONFIG)

@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import fastavro
-from cachetools import LRUCache
 
-from sparkcat.api.config import ConfigDef
-from sparkcat.api.converter import Converter
 from sparkcat.api.data import Schema, SchemaAndValue, Type
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
-from sparkcat.converters._config import with_converter_type
 from sparkcat.converters.avro._anything import ANYTHING_SCHEMA, is_anything, unwrap, wrap
 from sparkcat.converters.avro._compat import incompatibilities
 from sparkcat.converters.avro._values import Convert, to_avro, to_connect
@@ -40,7 +35,7 @@ from sparkcat.converters.avro.avro_data import (
     to_connect_schema,
 )
 from sparkcat.converters.avro.config import CONFIG_DEF, AvroConverterConfig
-from sparkcat.converters.schema_registry.client import RegistrySerde
+from sparkcat.converters.schema_registry.converter import SchemaRegistryConverter
 from sparkcat.converters.schema_registry.wire import HEADER_SIZE, header, schema_id_of
 
 _NULL = SchemaAndValue.NULL
@@ -99,28 +94,15 @@ def _latest_can_read(latest: str, own: str) -> list[str]:
     return incompatibilities(json.loads(latest), json.loads(own))
 
 
-class AvroConverter(Converter):
+class AvroConverter(SchemaRegistryConverter[AvroConverterConfig, _Writer, _Reader]):
     """``io.confluent.connect.avro.AvroConverter``."""
 
-    def __init__(self) -> None:
-        self._config: AvroConverterConfig | None = None
+    schema_type = "AVRO"
+    config_def = CONFIG_DEF
+    config_class = AvroConverterConfig
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
-        config = AvroConverterConfig(with_converter_type(configs, is_key))
-        self._config = config
-        self._serde = RegistrySerde(config, "AVRO")
-        size = max(config.schemas_cache_size, 1)
-        self._writers: LRUCache[tuple[str, Schema | None], _Writer] = LRUCache(size)
-        self._readers: LRUCache[tuple[str, int], _Reader] = LRUCache(size)
-        self._last_write: tuple[str | None, Any, _Writer | None] = (None, object(), None)
-        self._last_read: tuple[str | None, int, _Reader | None] = (None, -1, None)
+    def _configured(self, config: AvroConverterConfig) -> None:
         self._buffer = io.BytesIO()
-
-    def close(self) -> None:
-        """Nothing to release: registry clients are shared by the process."""
 
     # -- Connect -> bytes ------------------------------------------------------------------
     def from_connect_data(
@@ -152,15 +134,6 @@ class AvroConverter(Converter):
                 f"Failed to serialize Avro data from topic {topic}: {type(e).__name__}: {e}"
             ) from e
         return buffer.getvalue()
-
-    def _writer_for(self, topic: str, schema: Schema | None) -> _Writer:
-        key = (topic, schema)
-        writer = self._writers.get(key)
-        if writer is None:
-            writer = self._new_writer(topic, schema)
-            self._writers[key] = writer
-        self._last_write = (topic, schema, writer)
-        return writer
 
     def _new_writer(self, topic: str, schema: Schema | None) -> _Writer:
         config = self._config
@@ -224,15 +197,6 @@ class AvroConverter(Converter):
                 f"Failed to deserialize data for topic {topic} to Avro: {type(e).__name__}: {e}"
             ) from e
         return _new_sv(SchemaAndValue, (reader.schema, value))
-
-    def _reader_for(self, topic: str, schema_id: int) -> _Reader:
-        key = (topic, schema_id)
-        reader = self._readers.get(key)
-        if reader is None:
-            reader = self._new_reader(topic, schema_id)
-            self._readers[key] = reader
-        self._last_read = (topic, schema_id, reader)
-        return reader
 
     def _new_reader(self, topic: str, schema_id: int) -> _Reader:
         config = self._config

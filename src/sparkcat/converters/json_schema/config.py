@@ -7,12 +7,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from sparkcat.api.config import CaseInsensitiveValidString, ConfigDef, ConfigType, Importance
-from sparkcat.converters.schema_registry.config import SerdeConfig, new_serde_config_def
+from sparkcat.converters.schema_registry.config import (
+    SerdeConfig,
+    define_schemas_cache,
+    new_serde_config_def,
+)
 
 OBJECT_ADDITIONAL_PROPERTIES_CONFIG = "object.additional.properties"
 USE_OPTIONAL_FOR_NON_REQUIRED_CONFIG = "use.optional.for.nonrequired"
 DECIMAL_FORMAT_CONFIG = "decimal.format"
-SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.config"
 
 
 def _config_def() -> ConfigDef:
@@ -39,14 +42,7 @@ def _config_def() -> ConfigDef:
         Importance.LOW,
         "Controls which format this converter will serialize decimals in: BASE64 or NUMERIC.",
     )
-    definition.define(
-        SCHEMAS_CACHE_SIZE_CONFIG,
-        ConfigType.INT,
-        1000,
-        importance=Importance.LOW,
-        documentation="Size of the converted schemas cache.",
-    )
-    return definition
+    return define_schemas_cache(definition)
 
 
 CONFIG_DEF = _config_def()
@@ -62,4 +58,3 @@ class JsonSchemaConverterConfig(SerdeConfig):
         )
         self.optional_for_nonrequired: bool = self.get_boolean(USE_OPTIONAL_FOR_NON_REQUIRED_CONFIG)
         self.decimal_numeric: bool = self.get_string(DECIMAL_FORMAT_CONFIG).upper() == "NUMERIC"
-        self.schemas_cache_size: int = self.get_int(SCHEMAS_CACHE_SIZE_CONFIG)

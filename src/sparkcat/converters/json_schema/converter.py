@@ -12,18 +12,13 @@ Values are not validated against the schema (Confluent's ``json.fail.invalid.sch
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import orjson
-from cachetools import LRUCache
 
-from sparkcat.api.config import ConfigDef
-from sparkcat.api.converter import Converter
 from sparkcat.api.data import Schema, SchemaAndValue
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
-from sparkcat.converters._config import with_converter_type
 from sparkcat.converters.json_schema._values import (
     OMIT,
     Convert,
@@ -33,7 +28,7 @@ from sparkcat.converters.json_schema._values import (
 )
 from sparkcat.converters.json_schema.config import CONFIG_DEF, JsonSchemaConverterConfig
 from sparkcat.converters.json_schema.json_schema_data import JsonSchemaMapping
-from sparkcat.converters.schema_registry.client import RegistrySerde
+from sparkcat.converters.schema_registry.converter import SchemaRegistryConverter
 from sparkcat.converters.schema_registry.wire import HEADER_SIZE, header, schema_id_of
 
 _NULL = SchemaAndValue.NULL
@@ -62,30 +57,19 @@ def _title(document: Any) -> str | None:
     return document.get("title") if isinstance(document, dict) else None
 
 
-class JsonSchemaConverter(Converter):
+class JsonSchemaConverter(SchemaRegistryConverter[JsonSchemaConverterConfig, _Writer, _Reader]):
     """``io.confluent.connect.json.JsonSchemaConverter``."""
 
-    def __init__(self) -> None:
-        self._config: JsonSchemaConverterConfig | None = None
+    schema_type = "JSON"
+    config_def = CONFIG_DEF
+    config_class = JsonSchemaConverterConfig
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
-        config = JsonSchemaConverterConfig(with_converter_type(configs, is_key))
-        self._config = config
-        self._serde = RegistrySerde(config, "JSON")
+    def _configured(self, config: JsonSchemaConverterConfig) -> None:
         self._mapping = JsonSchemaMapping(
             config.decimal_numeric,
             config.allow_additional_properties,
             config.optional_for_nonrequired,
         )
-        size = max(config.schemas_cache_size, 1)
-        self._writers: LRUCache[tuple[str, Schema], _Writer] = LRUCache(size)
-        self._readers: LRUCache[tuple[str, int], _Reader] = LRUCache(size)
-
-    def close(self) -> None:
-        """Nothing to release: registry clients are shared by the process."""
 
     def json_schema(self, schema: Schema) -> dict[str, Any]:
         """The JSON Schema document this converter registers for ``schema``."""
@@ -103,11 +87,7 @@ class JsonSchemaConverter(Converter):
                 "JsonSchemaConverter needs a schema (schemaless values are not supported)"
             )
         try:
-            key = (topic, schema)
-            writer = self._writers.get(key)
-            if writer is None:
-                writer = self._new_writer(topic, schema)
-                self._writers[key] = writer
+            writer = self._writer_for(topic, schema)
             payload = writer.convert(value)
             if payload is OMIT or payload is None:
                 return None
@@ -129,12 +109,7 @@ class JsonSchemaConverter(Converter):
         if data is None:
             return _NULL
         try:
-            schema_id = schema_id_of(data)
-            key = (topic, schema_id)
-            reader = self._readers.get(key)
-            if reader is None:
-                reader = self._new_reader(topic, schema_id)
-                self._readers[key] = reader
+            reader = self._reader_for(topic, schema_id_of(data))
             body = data[HEADER_SIZE:]
             parsed = json.loads(body, parse_float=_exact) if reader.exact else orjson.loads(body)
             return _new_sv(SchemaAndValue, (reader.schema, reader.convert(parsed)))

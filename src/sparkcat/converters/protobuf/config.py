@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from sparkcat.api.config import ConfigDef, ConfigType, Importance
-from sparkcat.converters.schema_registry.config import SerdeConfig, new_serde_config_def
+from sparkcat.converters.schema_registry.config import (
+    SerdeConfig,
+    define_schemas_cache,
+    new_serde_config_def,
+)
 
 ENHANCED_PROTOBUF_SCHEMA_SUPPORT_CONFIG = "enhanced.protobuf.schema.support"
 GENERATE_INDEX_FOR_UNIONS_CONFIG = "generate.index.for.unions"
@@ -17,7 +21,6 @@ OPTIONAL_FOR_NULLABLES_CONFIG = "optional.for.nullables"
 WRAPPER_FOR_NULLABLES_CONFIG = "wrapper.for.nullables"
 WRAPPER_FOR_RAW_PRIMITIVES_CONFIG = "wrapper.for.raw.primitives"
 GENERATE_STRUCT_FOR_NULLS_CONFIG = "generate.struct.for.nulls"
-SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.config"
 
 _FLAGS = (
     (ENHANCED_PROTOBUF_SCHEMA_SUPPORT_CONFIG, False, "Enable enhanced schema support to "
@@ -44,14 +47,7 @@ def _config_def() -> ConfigDef:
         definition.define(
             key, ConfigType.BOOLEAN, default, importance=Importance.MEDIUM, documentation=doc
         )
-    definition.define(
-        SCHEMAS_CACHE_SIZE_CONFIG,
-        ConfigType.INT,
-        1000,
-        importance=Importance.LOW,
-        documentation="Size of the converted schemas cache.",
-    )
-    return definition
+    return define_schemas_cache(definition)
 
 
 CONFIG_DEF = _config_def()
@@ -72,4 +68,3 @@ class ProtobufConverterConfig(SerdeConfig):
         self.wrapper_for_nullables: bool = self.get_boolean(WRAPPER_FOR_NULLABLES_CONFIG)
         self.wrapper_for_raw_primitives: bool = self.get_boolean(WRAPPER_FOR_RAW_PRIMITIVES_CONFIG)
         self.generate_struct_for_nulls: bool = self.get_boolean(GENERATE_STRUCT_FOR_NULLS_CONFIG)
-        self.schemas_cache_size: int = self.get_int(SCHEMAS_CACHE_SIZE_CONFIG)

@@ -23,25 +23,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
-from cachetools import LRUCache
 from google.protobuf import descriptor_pb2, message_factory
 from google.protobuf.message import DecodeError
 
 from sparkcat.api.batch import ConnectDataBatch
-from sparkcat.api.config import ConfigDef
-from sparkcat.api.converter import Converter
 from sparkcat.api.data import Schema, SchemaAndValue, Type
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
-from sparkcat.converters._config import with_converter_type
 from sparkcat.converters.protobuf._builtins import is_builtin, new_pool
 from sparkcat.converters.protobuf._to_protobuf import to_protobuf
 from sparkcat.converters.protobuf.config import CONFIG_DEF, ProtobufConverterConfig
 from sparkcat.converters.protobuf.protobuf_data import DataOptions, ProtobufData
-from sparkcat.converters.schema_registry.client import RegistrySerde
+from sparkcat.converters.schema_registry.converter import SchemaRegistryConverter
 from sparkcat.converters.schema_registry.wire import HEADER_SIZE, header, schema_id_of
 
 _NULL = SchemaAndValue.NULL
@@ -169,19 +165,15 @@ def message_class(
     return message_factory.GetMessageClass(descriptor)
 
 
-class ProtobufConverter(Converter):
+class ProtobufConverter(SchemaRegistryConverter[ProtobufConverterConfig, _Writer, _Reader]):
     """``io.confluent.connect.protobuf.ProtobufConverter``."""
 
-    def __init__(self) -> None:
-        self._config: ProtobufConverterConfig | None = None
+    schema_type = "PROTOBUF"
+    schema_format = "serialized"
+    config_def = CONFIG_DEF
+    config_class = ProtobufConverterConfig
 
-    def config(self) -> ConfigDef:
-        return CONFIG_DEF
-
-    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
-        config = ProtobufConverterConfig(with_converter_type(configs, is_key))
-        self._config = config
-        self._serde = RegistrySerde(config, "PROTOBUF", fmt="serialized")
+    def _configured(self, config: ProtobufConverterConfig) -> None:
         self._options = DataOptions(
             enhanced_schema_support=config.enhanced_schema_support,
             generate_index_for_unions=config.generate_index_for_unions,
@@ -193,14 +185,6 @@ class ProtobufConverter(Converter):
             generate_struct_for_nulls=config.generate_struct_for_nulls,
         )
         self._data = ProtobufData(self._options)
-        size = max(config.schemas_cache_size, 1)
-        self._writers: LRUCache[tuple[str, Schema], _Writer] = LRUCache(size)
-        self._readers: LRUCache[tuple[str, int, bytes], _Reader] = LRUCache(size)
-        self._last_write: tuple[str | None, Any, _Writer | None] = (None, object(), None)
-        self._last_read: tuple[str | None, bytes, _Reader | None] = (None, b"", None)
-
-    def close(self) -> None:
-        """Nothing to release: registry clients are shared by the process."""
 
     def protobuf_schema(self, schema: Schema) -> descriptor_pb2.FileDescriptorProto:
         """The schema file this converter registers for ``schema``."""
@@ -227,15 +211,6 @@ class ProtobufConverter(Converter):
             raise DataError(f"{_TO_BYTES} {topic}: {e}") from e
         except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:
             raise DataError(f"{_TO_BYTES} {topic}: {type(e).__name__}: {e}") from e
-
-    def _writer_for(self, topic: str, schema: Schema) -> _Writer:
-        key = (topic, schema)
-        writer = self._writers.get(key)
-        if writer is None:
-            writer = self._new_writer(topic, schema)
-            self._writers[key] = writer
-        self._last_write = (topic, schema, writer)
-        return writer
 
     def _new_writer(self, topic: str, schema: Schema) -> _Writer:
         file, name = self._data.from_connect_schema(schema)
@@ -278,16 +253,9 @@ class ProtobufConverter(Converter):
             start = decode_indexes(data, HEADER_SIZE)[1]
         return self._reader_for(topic, data[:start])
 
-    def _reader_for(self, topic: str, key: bytes) -> _Reader:
-        cache_key = (topic, int.from_bytes(key[1:HEADER_SIZE], "big"), key[HEADER_SIZE:])
-        reader = self._readers.get(cache_key)
-        if reader is None:
-            reader = self._new_reader(topic, cache_key[1], key)
-            self._readers[cache_key] = reader
-        self._last_read = (topic, key, reader)
-        return reader
-
-    def _new_reader(self, topic: str, schema_id: int, key: bytes) -> _Reader:
+    def _new_reader(self, topic: str, key: bytes) -> _Reader:
+        """The reader of messages starting with ``key`` (header and message indexes)."""
+        schema_id = schema_id_of(key)
         indexes, _ = decode_indexes(key, HEADER_SIZE)
         text = self._serde.schema_by_id(schema_id)
         file = parse_schema_text(text)

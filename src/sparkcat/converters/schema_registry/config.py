@@ -30,6 +30,9 @@ KEY_SUBJECT_NAME_STRATEGY_CONFIG = "key.subject.name.strategy"
 VALUE_SUBJECT_NAME_STRATEGY_CONFIG = "value.subject.name.strategy"
 MAX_SCHEMAS_PER_SUBJECT_CONFIG = "max.schemas.per.subject"
 NORMALIZE_SCHEMAS_CONFIG = "normalize.schemas"
+# In each of Confluent's AvroDataConfig, ProtobufDataConfig and JsonSchemaDataConfig alike.
+SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.config"
+SCHEMAS_CACHE_SIZE_DEFAULT = 1000
 
 CREDENTIALS_SOURCES = ("URL", "USER_INFO", "SASL_INHERIT")
 
@@ -101,8 +104,22 @@ def new_serde_config_def() -> ConfigDef:
     return definition
 
 
+def define_schemas_cache(definition: ConfigDef) -> ConfigDef:
+    """``definition`` with ``schemas.cache.config``, which each converter defines after its
+    own mapping keys (where Confluent's data configs have it)."""
+    return definition.define(
+        SCHEMAS_CACHE_SIZE_CONFIG,
+        ConfigType.INT,
+        SCHEMAS_CACHE_SIZE_DEFAULT,
+        importance=Importance.LOW,
+        documentation="Size of the converted schemas cache.",
+    )
+
+
 class SerdeConfig(AbstractConfig):
-    """Parsed shared keys; raises :class:`~sparkcat.api.errors.ConfigError`."""
+    """Parsed shared keys; raises :class:`~sparkcat.api.errors.ConfigError`. ``definition``
+    holds them (:func:`new_serde_config_def`) and ``schemas.cache.config``
+    (:func:`define_schemas_cache`)."""
 
     def __init__(self, definition: ConfigDef, props: Mapping[str, Any]) -> None:
         super().__init__(definition, props)
@@ -134,6 +151,7 @@ class SerdeConfig(AbstractConfig):
         self.subject_strategy_name: str = self.get_string(key)
         self.subject_strategy = subject.strategy(self.subject_strategy_name)
         self.max_schemas_per_subject: int = self.get_int(MAX_SCHEMAS_PER_SUBJECT_CONFIG)
+        self.schemas_cache_size: int = self.get_int(SCHEMAS_CACHE_SIZE_CONFIG)
 
     def client_conf(self) -> dict[str, Any]:
         """The configuration of confluent-kafka's ``SchemaRegistryClient``."""
