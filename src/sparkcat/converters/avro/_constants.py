@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sparkcat.api.data import Date, Decimal, Time, Timestamp, Type
+from collections.abc import Callable
+from typing import Any
+
+from sparkcat.api.data import Date, Decimal, Schema, Time, Timestamp, Type
 
 NAMESPACE = "io.confluent.connect.avro"
 DEFAULT_SCHEMA_NAME = "ConnectDefault"
@@ -33,6 +36,7 @@ LOGICAL_TYPES = {
     Time.LOGICAL_NAME: "time-millis",
     Timestamp.LOGICAL_NAME: "timestamp-millis",
 }
+# The one Connect -> Avro type table of the package (schemas, defaults and union branches).
 PRIMITIVES = {
     Type.INT8: "int",
     Type.INT16: "int",
@@ -43,6 +47,19 @@ PRIMITIVES = {
     Type.BOOLEAN: "boolean",
     Type.STRING: "string",
     Type.BYTES: "bytes",
+}
+# Connect logical values <-> the int/long/bytes Avro holds them as.
+LOGICAL_TO_AVRO: dict[str, Callable[[Schema, Any], Any]] = {
+    Decimal.LOGICAL_NAME: Decimal.from_logical,
+    Date.LOGICAL_NAME: Date.from_logical,
+    Time.LOGICAL_NAME: Time.from_logical,
+    Timestamp.LOGICAL_NAME: Timestamp.from_logical,
+}
+LOGICAL_TO_CONNECT: dict[str, Callable[[Schema, Any], Any]] = {
+    Decimal.LOGICAL_NAME: Decimal.to_logical,
+    Date.LOGICAL_NAME: Date.to_logical,
+    Time.LOGICAL_NAME: Time.to_logical,
+    Timestamp.LOGICAL_NAME: Timestamp.to_logical,
 }
 CONNECT_TYPE_NAMES = {Type.INT8: "int8", Type.INT16: "int16"}
 NON_AVRO_TYPES = {"int8": Type.INT8, "int16": Type.INT16}

@@ -8,21 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sparkcat.api.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from sparkcat.api.data import Schema, Struct, Type
 from sparkcat.api.errors import DataError
+from sparkcat.converters.avro._constants import LOGICAL_TO_AVRO, LOGICAL_TO_CONNECT
 
-_TO_AVRO_LOGICAL: dict[str, Callable[[Schema, Any], Any]] = {
-    Decimal.LOGICAL_NAME: Decimal.from_logical,
-    Date.LOGICAL_NAME: Date.from_logical,
-    Time.LOGICAL_NAME: Time.from_logical,
-    Timestamp.LOGICAL_NAME: Timestamp.from_logical,
-}
-_TO_CONNECT_LOGICAL: dict[str, Callable[[Schema, Any], Any]] = {
-    Decimal.LOGICAL_NAME: Decimal.to_logical,
-    Date.LOGICAL_NAME: Date.to_logical,
-    Time.LOGICAL_NAME: Time.to_logical,
-    Timestamp.LOGICAL_NAME: Timestamp.to_logical,
-}
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -36,7 +25,7 @@ def default_to_avro(schema: Schema, value: Any) -> Any:
     """The JSON form of the Connect value ``value`` as an Avro default."""
     if value is None:
         return None
-    convert = _TO_AVRO_LOGICAL.get(schema.name) if schema.name is not None else None
+    convert = LOGICAL_TO_AVRO.get(schema.name) if schema.name is not None else None
     if convert is not None:
         value = convert(schema, value)
     kind = schema.type
@@ -92,7 +81,7 @@ def default_from_avro(schema: Schema, value: Any) -> Any:
         result = float(value)
     else:
         result = value
-    convert = _TO_CONNECT_LOGICAL.get(schema.name) if schema.name is not None else None
+    convert = LOGICAL_TO_CONNECT.get(schema.name) if schema.name is not None else None
     return convert(schema, result) if convert is not None else result
 
 

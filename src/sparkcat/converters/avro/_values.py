@@ -12,39 +12,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sparkcat.api.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from sparkcat.api.data import Schema, Struct, Type
 from sparkcat.api.errors import DataError
+from sparkcat.converters.avro._constants import (
+    AVRO_TYPE_ENUM,
+    AVRO_TYPE_UNION,
+    CONNECT_AVRO_FIXED_SIZE_PROP,
+    LOGICAL_TO_AVRO,
+    LOGICAL_TO_CONNECT,
+    PRIMITIVES,
+)
 
 Convert = Callable[[Any], Any]
 
-_TO_AVRO: dict[str, Callable[[Schema, Any], Any]] = {
-    Decimal.LOGICAL_NAME: Decimal.from_logical,
-    Date.LOGICAL_NAME: Date.from_logical,
-    Time.LOGICAL_NAME: Time.from_logical,
-    Timestamp.LOGICAL_NAME: Timestamp.from_logical,
-}
-_TO_CONNECT: dict[str, Callable[[Schema, Any], Any]] = {
-    Decimal.LOGICAL_NAME: Decimal.to_logical,
-    Date.LOGICAL_NAME: Date.to_logical,
-    Time.LOGICAL_NAME: Time.to_logical,
-    Timestamp.LOGICAL_NAME: Timestamp.to_logical,
-}
-_FIXED_SIZE = "connect.fixed.size"
-_UNION = "io.confluent.connect.avro.Union"
-_ENUM = "io.confluent.connect.avro.Enum"
 # The Avro type of a union member of a Connect type (fastavro's tuple notation names a branch)
-_BRANCH_TYPES = {
-    Type.INT8: "int",
-    Type.INT16: "int",
-    Type.INT32: "int",
-    Type.INT64: "long",
-    Type.FLOAT32: "float",
-    Type.FLOAT64: "double",
-    Type.BOOLEAN: "boolean",
-    Type.STRING: "string",
-    Type.BYTES: "bytes",
-    Type.ARRAY: "array",
-}
+_BRANCH_TYPES = {**PRIMITIVES, Type.ARRAY: "array"}
 _NULL_ERROR = "Found null value for non-optional schema"
 _new_struct = Struct.from_valid_values
 
@@ -68,8 +50,8 @@ def to_avro(schema: Schema) -> Convert | None:
 
 
 def _to_avro(schema: Schema) -> Convert | None:
-    logical = _TO_AVRO.get(schema.name) if schema.name is not None else None
-    size = (schema.parameters or {}).get(_FIXED_SIZE)
+    logical = LOGICAL_TO_AVRO.get(schema.name) if schema.name is not None else None
+    size = (schema.parameters or {}).get(CONNECT_AVRO_FIXED_SIZE_PROP)
     if logical is not None and size is not None:
         return lambda value: _pad(logical(schema, value), int(size))
     if logical is not None:
@@ -85,7 +67,7 @@ def _to_avro(schema: Schema) -> Convert | None:
         return lambda value: [item(v) for v in value]
     if kind is Type.MAP:
         return _map_to_avro(schema)
-    if kind is Type.STRUCT and schema.name == _UNION:
+    if kind is Type.STRUCT and schema.name == AVRO_TYPE_UNION:
         return _union_to_avro(schema)
     if kind is Type.STRUCT:
         return _struct_to_avro(schema)
@@ -185,7 +167,7 @@ def to_connect(schema: Schema) -> Convert | None:
 
 
 def _to_connect(schema: Schema) -> Convert | None:
-    logical = _TO_CONNECT.get(schema.name) if schema.name is not None else None
+    logical = LOGICAL_TO_CONNECT.get(schema.name) if schema.name is not None else None
     if logical is not None:
         return lambda value: logical(schema, value)
     kind = schema.type
@@ -197,7 +179,7 @@ def _to_connect(schema: Schema) -> Convert | None:
         return lambda value: [item(v) for v in value]
     if kind is Type.MAP:
         return _map_to_connect(schema)
-    if kind is Type.STRUCT and schema.name == _UNION:
+    if kind is Type.STRUCT and schema.name == AVRO_TYPE_UNION:
         return _union_to_connect(schema)
     if kind is Type.STRUCT:
         return _struct_to_connect(schema)
@@ -244,18 +226,18 @@ def _named_type(schema: Schema) -> str | None:
     params = schema.parameters or {}
     if schema.type is Type.STRUCT:
         return schema.name
-    if schema.type is Type.STRING and _ENUM in params:
-        return params[_ENUM]
-    if schema.type is Type.BYTES and _FIXED_SIZE in params:
+    if schema.type is Type.STRING and AVRO_TYPE_ENUM in params:
+        return params[AVRO_TYPE_ENUM]
+    if schema.type is Type.BYTES and CONNECT_AVRO_FIXED_SIZE_PROP in params:
         return schema.name
     return None
 
 
 def _branch(schema: Schema) -> str | None:
     """The branch name for fastavro's ``(name, value)`` notation (``None``: let it match)."""
-    if schema.type is Type.STRUCT or _ENUM in (schema.parameters or {}):
+    if schema.type is Type.STRUCT or AVRO_TYPE_ENUM in (schema.parameters or {}):
         return schema.name if schema.type is Type.STRUCT else None
-    if schema.type is Type.BYTES and _FIXED_SIZE in (schema.parameters or {}):
+    if schema.type is Type.BYTES and CONNECT_AVRO_FIXED_SIZE_PROP in (schema.parameters or {}):
         return schema.name
     if schema.type is Type.MAP:
         return "map" if _string_keys(schema) else "array"

@@ -15,6 +15,8 @@ from sparkcat.api.records import SinkRecord
 from sparkcat.connectors.storage import config as c
 from sparkcat.connectors.storage.formats.base import Format, needs_schema, to_native
 
+# The same table as the AvroConverter's (sparkcat.converters.avro.avro_data.PRIMITIVES): a
+# connector imports only sparkcat.api, as a third party's would, so it keeps its own.
 _PRIMITIVE = {
     Type.INT8: "int",
     Type.INT16: "int",
