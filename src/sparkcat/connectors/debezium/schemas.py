@@ -188,6 +188,11 @@ class TableSchema:
             found = _SHARED[key] = cls(topic, columns, key_columns, modes, source, included)
         return found
 
+    def converter(self, name: str) -> Converter:
+        """The function from the database's non-null value of column ``name`` to its
+        Connect value (what :meth:`value` and :meth:`key` apply)."""
+        return self._converters[name]
+
     def _convert(self, name: str, schema: Schema, raw: Any) -> Any:
         if raw is None:
             return None
@@ -227,6 +232,12 @@ class TableSchema:
 
 _SHARED: dict[tuple[Any, ...], TableSchema] = {}
 _SHARED_MAX = 1024
+
+
+def empty_value(schema: Schema) -> Any:
+    """What Debezium puts in a required field the database did not send (a key-only
+    ``before``): the type's empty value (``0``, ``""``, epoch, ...)."""
+    return _empty(schema)
 
 
 def _empty(schema: Schema) -> Any:
@@ -270,6 +281,7 @@ __all__ = [
     "UNAVAILABLE",
     "UNAVAILABLE_VALUE_PLACEHOLDER",
     "TableSchema",
+    "empty_value",
     "source_schema",
     "source_struct",
 ]

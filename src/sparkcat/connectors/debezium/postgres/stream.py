@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import select
+import struct
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from sparkcat.connectors.debezium.envelope import (
     truncate_event,
 )
 from sparkcat.connectors.debezium.postgres import database, pgoutput
+from sparkcat.connectors.debezium.postgres.changes import ChangePlan
 from sparkcat.connectors.debezium.postgres.config import ConnectionSettings
 from sparkcat.connectors.debezium.postgres.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition
@@ -39,6 +41,11 @@ from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
 log = logging.getLogger(__name__)
 
 _OBJECT_IN_USE = "55006"
+_CHANGE_TAGS = frozenset(b"IUD")
+_TAG_BEGIN, _TAG_COMMIT = 0x42, 0x43
+_RELATION_ID = struct.Struct(">I").unpack_from
+_BEGIN = struct.Struct(">QqI").unpack_from  # final LSN, commit time, xid
+_COMMIT_END_LSN = struct.Struct(">Q").unpack_from  # at byte 10, after flags and commit LSN
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,10 @@ class StreamReader:
         # whether the filters capture it, and its column names.
         self._captured: dict[int, bool] = {}
         self._names: dict[int, list[str]] = {}
-        self._begin: pgoutput.Begin | None = None
+        # The one-pass decoders of captured relations (see changes.py).
+        self._plans: dict[int, ChangePlan] = {}
+        self._xid: int | None = None
+        """The xid of the transaction being read (``None`` between transactions)."""
 
     def flush(self, lsn: int) -> None:
         """Confirm ``lsn`` to the slot (``confirmed_flush_lsn``)."""
@@ -127,8 +137,10 @@ class StreamReader:
     def read(self, max_records: int, wait_s: float) -> list[SourceRecord]:
         records: list[SourceRecord] = []
         deadline = time.monotonic() + wait_s
+        read_message = self.cursor.read_message
+        plans, position, incremental = self._plans, self.position, self.incremental
         while len(records) < max_records:
-            message = self.cursor.read_message()
+            message = read_message()
             if message is None:
                 if records:
                     break
@@ -137,40 +149,68 @@ class StreamReader:
                     break
                 select.select([self.conn], [], [], min(remaining, 0.2))
                 continue
-            records.extend(self._handle(message.data_start, bytes(message.payload)))
+            payload = message.payload
+            tag = payload[0]
+            # Changes, begins and commits (all but a few messages) skip the general decoder.
+            if tag in _CHANGE_TAGS:
+                plan = plans.get(_RELATION_ID(payload, 1)[0])
+                if (
+                    plan is not None
+                    and self._skip is None
+                    and incremental is None
+                    and plan.change(payload, message.data_start, position, records)
+                ):
+                    continue
+            elif tag == _TAG_BEGIN:
+                _, commit_us, xid = _BEGIN(payload, 1)
+                self._xid = position.tx_id = xid
+                position.ts_usec = commit_us + pgoutput.PG_EPOCH_US
+                continue
+            elif tag == _TAG_COMMIT:
+                self._commit(_COMMIT_END_LSN(payload, 10)[0])
+                continue
+            records.extend(self._handle(message.data_start, bytes(payload)))
         return records
+
+    def _commit(self, end_lsn: int) -> None:
+        self.position.committed(end_lsn)
+        skip = self._skip
+        if skip is not None and self._xid == skip.tx_id:
+            self._skip = None
+        self._xid = None
 
     def _handle(self, lsn: int, payload: bytes) -> list[SourceRecord]:
         message = pgoutput.decode(payload)
         if isinstance(message, pgoutput.Begin):
-            self._begin = message
-            self.position.tx_id = message.xid
+            self._xid = self.position.tx_id = message.xid
             self.position.ts_usec = message.commit_time_us
         elif isinstance(message, pgoutput.Commit):
-            self.position.committed(message.end_lsn)
-            skip, begin = self._skip, self._begin
-            if skip is not None and begin is not None and begin.xid == skip.tx_id:
-                self._skip = None
-            self._begin = None
+            self._commit(message.end_lsn)
         elif isinstance(message, pgoutput.Relation):
-            known = self._relations.get(message.relation_id)
-            self._relations[message.relation_id] = message
-            self._names[message.relation_id] = [c.name for c in message.columns]
-            captured = self._captured[message.relation_id] = bool(
-                self.captured(message.namespace, message.name)
-            )
-            if captured:
-                self.tables.get(message.namespace, message.name,
-                                refresh=known is not None and known != message)  # fmt: skip
+            self._relation(message)
         elif isinstance(message, pgoutput.Insert | pgoutput.Update | pgoutput.Delete):
             return self._change(lsn, message)
         elif isinstance(message, pgoutput.Truncate):
             return self._truncate(lsn, message)
         return []
 
+    def _relation(self, message: pgoutput.Relation) -> None:
+        relation_id = message.relation_id
+        known = self._relations.get(relation_id)
+        self._relations[relation_id] = message
+        self._names[relation_id] = [c.name for c in message.columns]
+        self._plans.pop(relation_id, None)
+        captured = self._captured[relation_id] = bool(
+            self.captured(message.namespace, message.name)
+        )
+        if captured:
+            table = self.tables.get(message.namespace, message.name,
+                                    refresh=known is not None and known != message)  # fmt: skip
+            self._plans[relation_id] = ChangePlan(table, message, self.events, self.partition)
+
     def _skipped(self, lsn: int) -> bool:
         skip = self._skip
-        if skip is None or self._begin is None or self._begin.xid != skip.tx_id:
+        if skip is None or self._xid is None or self._xid != skip.tx_id:
             return False
         if skip.lsn is None:
             return False

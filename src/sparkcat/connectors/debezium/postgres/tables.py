@@ -109,10 +109,12 @@ class Tables:
         return Struct.from_valid_values(SOURCE_SCHEMA, row)
 
 
-_INDEX = {f.name: i for i, f in enumerate(SOURCE_SCHEMA.fields)}
+SOURCE_FIELD_INDEX = {f.name: i for i, f in enumerate(SOURCE_SCHEMA.fields)}
+"""The position of each ``source`` field, for code that fills the block's values by index."""
+_INDEX = SOURCE_FIELD_INDEX
 _TS_MS, _TS_US, _TS_NS = _INDEX["ts_ms"], _INDEX["ts_us"], _INDEX["ts_ns"]
 _SNAPSHOT, _SEQUENCE, _TX_ID, _LSN = (_INDEX["snapshot"], _INDEX["sequence"], _INDEX["txId"],
                                       _INDEX["lsn"])  # fmt: skip
 
 
-__all__ = ["SOURCE_SCHEMA", "CapturedTable", "SchemaSettings", "Tables"]
+__all__ = ["SOURCE_FIELD_INDEX", "SOURCE_SCHEMA", "CapturedTable", "SchemaSettings", "Tables"]
