@@ -28,7 +28,6 @@ Thread-safe: the reader thread and callers share one lock around the map.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -37,12 +36,11 @@ from sparkcat.api.errors import ConnectError
 from sparkcat.runtime.stores.kafka_log import KafkaBasedLog, LogRecord, internal_client_configs
 from sparkcat.runtime.stores.offsets import (
     OffsetStoreError,
+    OffsetView,
     SourceOffset,
     SourcePartition,
     offset_key_bytes,
     offset_value_bytes,
-    parse_offset_key,
-    parse_offset_value,
 )
 
 __all__ = [
@@ -65,8 +63,9 @@ def topic_setting(worker: Mapping[str, Any], key: str, default: int) -> int:
     return default if raw is None or str(raw).strip() == "" else int(str(raw).strip())
 
 
-class KafkaOffsetBackingStore:
-    """Source offsets kept in a compacted Kafka topic; see the module docstring."""
+class KafkaOffsetBackingStore(OffsetView):
+    """Source offsets kept in a compacted Kafka topic, read from the :class:`OffsetView` that
+    the records read back (and :meth:`restore_raw`) apply to; see the module docstring."""
 
     def __init__(
         self,
@@ -78,9 +77,7 @@ class KafkaOffsetBackingStore:
         if not name.strip():
             raise ConnectError("Offset storage topic must be specified")
         self.topic = name.strip()
-        self._lock = threading.Lock()
-        self._data: dict[bytes, bytes] = {}
-        self._closed = False
+        super().__init__()
         self._log = KafkaBasedLog(
             self.topic,
             *internal_client_configs(worker, client_id),
@@ -98,25 +95,6 @@ class KafkaOffsetBackingStore:
         """Apply every record in the topic now, whoever wrote it."""
         self._check_open()
         self._log.read_to_end(timeout_s)
-
-    def get(self, connector: str, partition: SourcePartition) -> dict[str, Any] | None:
-        key = offset_key_bytes(connector, partition)
-        with self._lock:
-            self._check_open()
-            value = self._data.get(key)
-        return parse_offset_value(value)
-
-    def get_all(self, connector: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        with self._lock:
-            self._check_open()
-            entries = list(self._data.items())
-        result = []
-        for key, value in entries:
-            parsed = parse_offset_key(key)
-            offset = parse_offset_value(value)
-            if parsed is not None and parsed[0] == connector and offset is not None:
-                result.append((parsed[1], offset))
-        return result
 
     def put_batch(
         self,
@@ -149,11 +127,7 @@ class KafkaOffsetBackingStore:
         resolves transactions itself corrects what this store took from aborted ones."""
         with self._lock:
             self._check_open()
-            for key, value in items:
-                if value is None:
-                    self._data.pop(key, None)
-                else:
-                    self._data[key] = value
+            self._apply(items)
 
     def flush(self) -> None:
         self._check_open()
@@ -169,11 +143,4 @@ class KafkaOffsetBackingStore:
         if record.key is None:
             return
         with self._lock:
-            if record.value is None:
-                self._data.pop(record.key, None)
-            else:
-                self._data[record.key] = record.value
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise OffsetStoreError("The offset store is closed")
+            self._apply([(record.key, record.value)])

@@ -50,7 +50,14 @@ import orjson
 from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.stores.kafka_log import KafkaBasedLog, LogRecord, internal_client_configs
 from sparkcat.runtime.stores.kafka_offsets import topic_setting
-from sparkcat.runtime.stores.statuses import ConnectorStatus, State, TaskStatus, TopicStatus
+from sparkcat.runtime.stores.statuses import (
+    ConnectorStatus,
+    State,
+    Status,
+    StatusView,
+    TaskStatus,
+    TopicStatus,
+)
 
 __all__ = [
     "STATUS_STORAGE_PARTITIONS_CONFIG",
@@ -72,9 +79,6 @@ CONNECTOR_STATUS_PREFIX = "status-connector-"
 TASK_STATUS_PREFIX = "status-task-"
 TOPIC_STATUS_PREFIX = "status-topic-"
 TOPIC_STATUS_SEPARATOR = ":connector-"
-
-
-Status = ConnectorStatus | TaskStatus
 
 
 def status_value(status: Status) -> bytes | None:
@@ -109,12 +113,23 @@ def _task_key(connector: str, task: int) -> str:
     return f"{TASK_STATUS_PREFIX}{connector}-{task}"
 
 
-def _can_write_safely(old: Status | None, new: Status) -> bool:
-    return old is None or old.worker_id == new.worker_id or old.generation <= new.generation
+def _can_write_safely(old: Status, new: Status) -> bool:
+    return old.worker_id == new.worker_id or old.generation <= new.generation
 
 
-class KafkaStatusBackingStore:
-    """Statuses in a compacted Kafka topic; see the module docstring."""
+def _not_stale(old: Status, new: Status) -> bool:
+    """False for a task status UNASSIGNED read from the topic after a RUNNING one of the same
+    or a newer generation: a stale report from a worker that missed the RUNNING status."""
+    return not (
+        new.state is State.UNASSIGNED
+        and old.state is State.RUNNING
+        and old.generation >= new.generation
+    )
+
+
+class KafkaStatusBackingStore(StatusView):
+    """Statuses in a compacted Kafka topic, read from the :class:`StatusView` that its own
+    writes and the records read back both apply to; see the module docstring."""
 
     def __init__(
         self,
@@ -126,13 +141,10 @@ class KafkaStatusBackingStore:
         if not name.strip():
             raise ConfigError("Must specify topic for connector status.")
         self.topic = name.strip()
-        self._lock = threading.Lock()
+        super().__init__()
         # Held from a local change to its send: the topic gets writes in the order the
         # writer's own view applied them.
         self._write_lock = threading.Lock()
-        self._connectors: dict[str, ConnectorStatus] = {}
-        self._tasks: dict[str, dict[int, TaskStatus]] = {}
-        self._topics: dict[str, dict[str, TopicStatus]] = {}
         self._log = KafkaBasedLog(
             self.topic,
             *internal_client_configs(worker, client_id),
@@ -173,93 +185,45 @@ class KafkaStatusBackingStore:
     def put_task_safe(self, status: TaskStatus) -> None:
         self._put_task(status, safe=True)
 
-    def get(self, connector: str) -> ConnectorStatus | None:
-        with self._lock:
-            return self._connectors.get(connector)
-
-    def get_task(self, connector: str, task: int) -> TaskStatus | None:
-        with self._lock:
-            return self._tasks.get(connector, {}).get(task)
-
-    def get_all(self, connector: str) -> list[TaskStatus]:
-        """The task statuses of ``connector``, sorted by task id."""
-        with self._lock:
-            tasks = self._tasks.get(connector, {})
-            return [tasks[task] for task in sorted(tasks)]
-
     def remove_tasks(self, connector: str, keep_below: int = 0) -> None:
         """Tombstone the statuses of tasks with id >= ``keep_below`` (all by default)."""
         with self._write_lock:
-            with self._lock:
-                tasks = self._tasks.get(connector, {})
-                gone = [task for task in tasks if task >= keep_below]
-                for task in gone:
-                    del tasks[task]
-            for task in gone:
+            for task in self._forget_tasks(connector, keep_below):
                 self._send(_task_key(connector, task), None)
 
     def remove(self, connector: str) -> None:
         """Tombstone the connector's status and its tasks' (Kafka's DESTROYED)."""
         with self._write_lock:
-            with self._lock:
-                self._connectors.pop(connector, None)
-                tasks = self._tasks.pop(connector, {})
+            tasks = self._forget_connector(connector)
             self._send(CONNECTOR_STATUS_PREFIX + connector, None)
-            for task in sorted(tasks):
+            for task in tasks:
                 self._send(_task_key(connector, task), None)
-
-    def connectors(self) -> set[str]:
-        with self._lock:
-            return set(self._connectors)
 
     # -- topic statuses ------------------------------------------------------------------------
 
     def put_topic(self, status: TopicStatus) -> None:
         with self._write_lock:
-            with self._lock:
-                self._topics.setdefault(status.connector, {})[status.topic] = status
+            self._set_topic(status.connector, status.topic, status)
             key = f"{TOPIC_STATUS_PREFIX}{status.topic}{TOPIC_STATUS_SEPARATOR}{status.connector}"
             self._send(key, topic_status_value(status))
 
-    def get_topic(self, connector: str, topic: str) -> TopicStatus | None:
-        with self._lock:
-            return self._topics.get(connector, {}).get(topic)
-
-    def get_all_topics(self, connector: str) -> list[TopicStatus]:
-        """The topics ``connector`` used, sorted by name."""
-        with self._lock:
-            topics = self._topics.get(connector, {})
-            return [topics[name] for name in sorted(topics)]
-
     def delete_topic(self, connector: str, topic: str) -> None:
         with self._write_lock:
-            with self._lock:
-                self._topics.get(connector, {}).pop(topic, None)
+            self._forget_topic(connector, topic)
             self._send(f"{TOPIC_STATUS_PREFIX}{topic}{TOPIC_STATUS_SEPARATOR}{connector}", None)
 
     # -- writing -------------------------------------------------------------------------------
 
     def _put_connector(self, status: ConnectorStatus, safe: bool) -> None:
         with self._write_lock:
-            with self._lock:
-                if safe and not _can_write_safely(self._connectors.get(status.connector), status):
-                    return
-                if status.state is State.DESTROYED:
-                    self._connectors.pop(status.connector, None)
-                else:
-                    self._connectors[status.connector] = status
+            if not self._set_connector(status, _can_write_safely if safe else None):
+                return
             self._send(CONNECTOR_STATUS_PREFIX + status.connector, status_value(status))
 
     def _put_task(self, status: TaskStatus, safe: bool) -> None:
         with self._write_lock:
-            with self._lock:
-                tasks = self._tasks.setdefault(status.connector, {})
-                if safe and not _can_write_safely(tasks.get(status.task), status):
-                    return
-                if status.state is State.DESTROYED:
-                    tasks.pop(status.task, None)
-                else:
-                    tasks[status.task] = status
+            if not self._set_task(status, _can_write_safely if safe else None):
+                return
             self._send(_task_key(status.connector, status.task), status_value(status))
 
     def _send(self, key: str, value: bytes | None) -> None:
@@ -287,14 +251,11 @@ class KafkaStatusBackingStore:
             log.warning("Discarding record with invalid connector status key")
             return
         if value is None:
-            with self._lock:
-                self._connectors.pop(connector, None)
-                self._tasks.pop(connector, None)
+            self._forget_connector(connector)
             return
         fields = _status_fields(value)
         if fields is not None:
-            with self._lock:
-                self._connectors[connector] = ConnectorStatus(connector, *fields)
+            self._set_connector(ConnectorStatus(connector, *fields))
 
     def _read_task(self, key: str, value: bytes | None) -> None:
         parts = key.split("-")
@@ -306,24 +267,11 @@ class KafkaStatusBackingStore:
             log.warning("Discarding record with invalid task status key %s", key)
             return
         if value is None:
-            with self._lock:
-                self._tasks.get(connector, {}).pop(task, None)
+            self._forget_task(connector, task)
             return
         fields = _status_fields(value)
-        if fields is None:
-            return
-        status = TaskStatus(connector, task, *fields)
-        with self._lock:
-            tasks = self._tasks.setdefault(connector, {})
-            old = tasks.get(task)
-            if (
-                status.state is State.UNASSIGNED
-                and old is not None
-                and old.state is State.RUNNING
-                and old.generation >= status.generation
-            ):
-                return  # a stale report from a worker that missed the RUNNING status
-            tasks[task] = status
+        if fields is not None:
+            self._set_task(TaskStatus(connector, task, *fields), _not_stale)
 
     def _read_topic(self, key: str, value: bytes | None) -> None:
         rest = key[len(TOPIC_STATUS_PREFIX) :]
@@ -332,8 +280,7 @@ class KafkaStatusBackingStore:
             log.warning("Discarding record with invalid topic status key %s", key)
             return
         if value is None:
-            with self._lock:
-                self._topics.get(connector, {}).pop(topic, None)
+            self._forget_topic(connector, topic)
             return
         try:
             inner = orjson.loads(value)["topic"]
@@ -346,8 +293,7 @@ class KafkaStatusBackingStore:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             log.warning("Failed to parse topic status with key %s", key)
             return
-        with self._lock:
-            self._topics.setdefault(connector, {})[topic] = status
+        self._set_topic(connector, topic, status)
 
 
 def _status_fields(value: bytes) -> tuple[State, str, int, str | None] | None:

@@ -38,6 +38,7 @@ __all__ = [
     "MemoryOffsetStore",
     "OffsetStore",
     "OffsetStoreError",
+    "OffsetView",
     "offset_key_bytes",
     "offset_value_bytes",
     "parse_offset_key",
@@ -159,8 +160,10 @@ def parse_offset_value(value: bytes | str | None) -> dict[str, Any] | None:
     return decoded if isinstance(decoded, dict) else None
 
 
-class MemoryOffsetStore:
-    """The reference :class:`OffsetStore`: a dict of key bytes to value bytes."""
+class OffsetView:
+    """What every offset store reads from: Kafka's key bytes to value bytes in a dict, under
+    a lock. The memory (and file) store is this view plus its writes; the Kafka store feeds
+    the same view from its writes and from the records it reads back."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -186,6 +189,22 @@ class MemoryOffsetStore:
                 result.append((parsed[1], offset))
         return result
 
+    def _apply(self, items: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Set keys to serialized values (``None``: forget the key); the lock is held."""
+        for key, value in items:
+            if value is None:
+                self._data.pop(key, None)
+            else:
+                self._data[key] = value
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise OffsetStoreError("The offset store is closed")
+
+
+class MemoryOffsetStore(OffsetView):
+    """The reference :class:`OffsetStore`: the :class:`OffsetView`'s dict is the store."""
+
     def put_batch(
         self,
         connector: str,
@@ -195,11 +214,7 @@ class MemoryOffsetStore:
         encoded = [(offset_key_bytes(connector, p), offset_value_bytes(o)) for p, o in items]
         with self._lock:
             self._check_open()
-            for key, value in encoded:
-                if value is None:
-                    self._data.pop(key, None)
-                else:
-                    self._data[key] = value
+            self._apply(encoded)
             self._after_put()
 
     def flush(self) -> None:
@@ -220,10 +235,6 @@ class MemoryOffsetStore:
 
     def _persist(self) -> None:
         pass
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise OffsetStoreError("The offset store is closed")
 
 
 class FileOffsetStore(MemoryOffsetStore):

@@ -30,6 +30,9 @@ _CONTRACT = load_tests_of(
         "test_put_task_safe_keeps_a_newer_generation_of_another_worker",
         "test_remove_tasks_keeps_lower_ids",
         "test_remove_forgets_the_connector_and_its_tasks",
+        "test_topic_statuses_are_listed_by_topic_and_deleted_one_by_one",
+        "test_a_destroyed_status_is_not_kept",
+        "test_reads_of_an_unknown_connector_find_nothing",
     ],
 )
 globals().update(_CONTRACT)

@@ -94,3 +94,28 @@ def test_topic_statuses_are_listed_by_topic_and_deleted_one_by_one(store: Any) -
     store.delete_topic("conn", "audit")
     assert store.get_all_topics("conn") == [TopicStatus("orders", "conn", 1, 5)]
     assert store.get_topic("other", "orders") is None and store.get_all_topics("other") == []
+
+
+def test_a_destroyed_status_is_not_kept(store: Any) -> None:
+    store.put(_connector(State.RUNNING))
+    store.put_task(_task(0, State.RUNNING))
+    store.put_task(_task(1, State.RUNNING))
+    store.put(_connector(State.DESTROYED))
+    store.put_task(_task(0, State.DESTROYED))
+    assert store.get("conn") is None
+    assert store.connectors() == set()
+    assert store.get_task("conn", 0) is None
+    assert store.get_all("conn") == [_task(1, State.RUNNING)]
+
+
+def test_reads_of_an_unknown_connector_find_nothing(store: Any) -> None:
+    store.put(_connector(State.RUNNING))
+    assert store.get("other") is None
+    assert store.get_task("other", 0) is None
+    assert store.get_all("other") == []
+    assert store.get_topic("other", "orders") is None
+    assert store.get_all_topics("other") == []
+    store.remove("other")  # nothing to forget: no error, nothing else goes
+    store.remove_tasks("other")
+    store.delete_topic("other", "orders")
+    assert store.connectors() == {"conn"}
