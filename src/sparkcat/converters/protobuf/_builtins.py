@@ -29,6 +29,7 @@ from google.protobuf import (
 from google.type import date_pb2, timeofday_pb2
 
 from sparkcat.api.errors import DataError
+from sparkcat.converters.protobuf._varint import read_varint, varint
 
 _F = descriptor_pb2.FieldDescriptorProto
 META_LOCATION = "confluent/meta.proto"
@@ -157,48 +158,29 @@ _META_POOL = new_pool([])
 _Meta = message_factory.GetMessageClass(_META_POOL.FindMessageTypeByName("confluent.Meta"))
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+_OPTIONS = "Protobuf options"
 
 
 def meta_option(params: dict[str, str], doc: str | None = None) -> bytes:
     """The serialized ``(confluent.field_meta)`` option holding ``params`` and ``doc``."""
     payload: bytes = _Meta(params=params, doc=doc or "").SerializeToString(deterministic=True)
-    return _varint(META_EXTENSION << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise DataError("Truncated varint in Protobuf options")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
+    return varint(META_EXTENSION << 3 | 2) + varint(len(payload)) + payload
 
 
 def read_meta(options: bytes) -> tuple[str, dict[str, str]]:
     """``(doc, params)`` of the Confluent meta option in serialized ``options`` (empty if none)."""
     pos = 0
     while pos < len(options):
-        key, pos = _read_varint(options, pos)
+        key, pos = read_varint(options, pos, _OPTIONS)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            _, pos = _read_varint(options, pos)
+            _, pos = read_varint(options, pos, _OPTIONS)
         elif wire == 1:
             pos += 8
         elif wire == 5:
             pos += 4
         elif wire == 2:
-            length, pos = _read_varint(options, pos)
+            length, pos = read_varint(options, pos, _OPTIONS)
             if number == META_EXTENSION:
                 meta = _Meta.FromString(options[pos : pos + length])
                 return meta.doc, dict(meta.params)

@@ -35,6 +35,7 @@ from sparkcat.api.errors import DataError
 from sparkcat.api.records import Headers
 from sparkcat.converters.protobuf._builtins import is_builtin, new_pool
 from sparkcat.converters.protobuf._to_protobuf import to_protobuf
+from sparkcat.converters.protobuf._varint import read_varint, varint
 from sparkcat.converters.protobuf.config import CONFIG_DEF, ProtobufConverterConfig
 from sparkcat.converters.protobuf.protobuf_data import DataOptions, ProtobufData
 from sparkcat.converters.schema_registry.converter import SchemaRegistryConverter
@@ -59,13 +60,7 @@ class _Reader(NamedTuple):
 
 
 def _zigzag(value: int) -> bytes:
-    value = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    return varint((value << 1) ^ (value >> 63))
 
 
 def encode_indexes(indexes: list[int]) -> bytes:
@@ -76,18 +71,8 @@ def encode_indexes(indexes: list[int]) -> bytes:
 
 
 def _read_zigzag(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise DataError("Invalid message indexes: unexpected end of data")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-        if shift > 63:
-            raise DataError("Invalid message indexes: varint too long")
+    result, pos = read_varint(data, pos, "message indexes")
+    return (result >> 1) ^ -(result & 1), pos
 
 
 def decode_indexes(data: bytes, pos: int) -> tuple[list[int], int]:
