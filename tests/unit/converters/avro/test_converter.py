@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import struct
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from tests.unit.converters.avro.golden import GOLDEN, Golden, text, zz
+from tests.unit.converters.registry_support import (
+    configured,
+    header,
+    plain,
+    versions,
+)
 
 from sparkcat.api.data import Schema, SchemaBuilder, Struct
 from sparkcat.api.errors import ConfigError, DataError
@@ -20,42 +24,14 @@ from sparkcat.converters.avro.avro_data import from_connect_schema, schema_text
 from sparkcat.converters.schema_registry.client import close_clients
 
 
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    yield
-    close_clients()
-
-
-@pytest.fixture
-def topic() -> str:
-    return f"avro-{uuid.uuid4().hex[:10]}"
-
-
 def converter(url: str, is_key: bool = False, **configs: Any) -> AvroConverter:
-    result = AvroConverter()
-    result.configure({"schema.registry.url": url, **configs}, is_key)
-    return result
+    return configured(AvroConverter(), url, is_key, **configs)
 
 
 def register(url: str, subject: str, avro_text: str) -> int:
     response = httpx.post(f"{url}/subjects/{subject}/versions", json={"schema": avro_text})
     response.raise_for_status()
     return int(response.json()["id"])
-
-
-def versions(url: str, subject: str) -> list[int]:
-    return list(httpx.get(f"{url}/subjects/{subject}/versions").json())
-
-
-def plain(value: Any) -> Any:
-    """Struct-free form of a Connect value, for comparing values across schema objects."""
-    if isinstance(value, Struct):
-        return {f.name: plain(value.get(f)) for f in value.schema.fields}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 @pytest.mark.parametrize("case", GOLDEN, ids=lambda c: c.id)
@@ -276,7 +252,7 @@ def test_general_unions_both_ways(
 ) -> None:
     schema_id = register(schema_registry, f"{topic}-value", json.dumps(UNION_WRITER))
     conv = converter(schema_registry)
-    result = conv.to_connect_data(topic, header_of(schema_id) + payload)
+    result = conv.to_connect_data(topic, header(schema_id) + payload)
     union = result.schema.field("u").schema
     assert union.name == "io.confluent.connect.avro.Union" and union.optional
     assert [f.name for f in union.fields] == ["string", "long", "A", "B"]
@@ -295,11 +271,7 @@ def test_general_unions_both_ways(
 def test_ambiguous_unions_are_refused(schema_registry: str, topic: str) -> None:
     schema_id = register(schema_registry, f"{topic}-value", '["int","long"]')
     with pytest.raises(DataError, match="cannot be decoded unambiguously"):
-        converter(schema_registry).to_connect_data(topic, header_of(schema_id) + zz(0) + zz(1))
-
-
-def header_of(schema_id: int) -> bytes:
-    return b"\x00" + schema_id.to_bytes(4, "big")
+        converter(schema_registry).to_connect_data(topic, header(schema_id) + zz(0) + zz(1))
 
 
 ANYTHING_TEXT = (
@@ -348,7 +320,7 @@ def test_schemaless_values_use_confluents_anything_record(schema_registry: str, 
     ]
     for value, payload in cases:
         data = conv.from_connect_data(topic, None, value)
-        assert data == header_of(schema_id) + payload
+        assert data == header(schema_id) + payload
         assert conv.to_connect_data(topic, data) == (None, value)
 
 
@@ -413,4 +385,4 @@ def test_latest_compatibility_strict(schema_registry: str, topic: str) -> None:
         .build()
     )
     data = loose.from_connect_data(topic, wider, Struct(wider).put("a", 1).put("b", "x"))
-    assert data == header_of(schema_id) + zz(1) + text("x")
+    assert data == header(schema_id) + zz(1) + text("x")

@@ -7,34 +7,23 @@ import base64
 import datetime
 import decimal
 import json
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from tests.unit.converters.registry_support import (
+    configured,
+    header,
+    plain,
+)
 
 from sparkcat.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Timestamp, Type
 from sparkcat.api.errors import DataError
 from sparkcat.converters.json_schema import JsonSchemaConverter
-from sparkcat.converters.schema_registry.client import close_clients
-
-
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    yield
-    close_clients()
-
-
-@pytest.fixture
-def topic() -> str:
-    return f"json-{uuid.uuid4().hex[:10]}"
 
 
 def converter(url: str, **configs: Any) -> JsonSchemaConverter:
-    result = JsonSchemaConverter()
-    result.configure({"schema.registry.url": url, **configs}, False)
-    return result
+    return configured(JsonSchemaConverter(), url, **configs)
 
 
 def register(url: str, subject: str, document: Any) -> int:
@@ -44,10 +33,6 @@ def register(url: str, subject: str, document: Any) -> int:
     )
     response.raise_for_status()
     return int(response.json()["id"])
-
-
-def header(schema_id: int) -> bytes:
-    return b"\x00" + schema_id.to_bytes(4, "big")
 
 
 ORDER = (
@@ -90,16 +75,6 @@ PAYLOAD = (
     b'"price":"fQ==","day":19724,"ts":1704164645678,"tags":["a"],"attrs":{"k":1},'
     b'"counts":[{"key":5,"value":"x"}],"level":3}'
 )
-
-
-def plain(value: Any) -> Any:
-    if isinstance(value, Struct):
-        return {f.name: plain(value.get(f)) for f in value.schema.fields}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 def test_payload_bytes_and_round_trip(schema_registry: str, topic: str) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-import uuid
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -20,6 +18,10 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import descriptor_pb2, wrappers_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.unit.converters.registry_support import (
+    configured,
+    plain,
+)
 
 from sparkcat.api.data import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
 from sparkcat.api.errors import DataError
@@ -30,26 +32,12 @@ from sparkcat.converters.protobuf.converter import (
     message_class,
     parse_schema_text,
 )
-from sparkcat.converters.schema_registry.client import close_clients
 
 F = descriptor_pb2.FieldDescriptorProto
 
 
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    yield
-    close_clients()
-
-
-@pytest.fixture
-def topic() -> str:
-    return f"proto-{uuid.uuid4().hex[:10]}"
-
-
 def converter(url: str, is_key: bool = False, **configs: Any) -> ProtobufConverter:
-    result = ProtobufConverter()
-    result.configure({"schema.registry.url": url, **configs}, is_key)
-    return result
+    return configured(ProtobufConverter(), url, is_key, **configs)
 
 
 def register(
@@ -69,16 +57,6 @@ def register(
 
 def latest(url: str, subject: str) -> dict[str, Any]:
     return dict(httpx.get(f"{url}/subjects/{subject}/versions/latest").json())
-
-
-def plain(value: Any) -> Any:
-    if isinstance(value, Struct):
-        return {f.name: plain(value.get(f)) for f in value.schema.fields}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 INNER = SchemaBuilder.struct().name("com.example.Inner").field("x", Schema.INT32_SCHEMA).build()
