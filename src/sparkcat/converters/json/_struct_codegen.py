@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from sparkcat.api.data import Schema, SchemaAndValue, Struct, Type
+from sparkcat.api.data import Date, Decimal, Schema, SchemaAndValue, Struct, Time, Timestamp, Type
 from sparkcat.api.errors import DataError
 from sparkcat.converters.json._encode import NULL_REQUIRED, encode_double
 
@@ -37,6 +37,11 @@ _INT_BOUNDS = {
     Type.INT64: (-(2**63), 2**63 - 1),
 }
 _PLAIN = (Type.BOOLEAN, Type.STRING, *_INT_BOUNDS)
+# Connect's logical types, whose values need their own encoders; any other schema name
+# (Debezium's io.debezium.time.Timestamp, ...) is encoded as its type.
+_LOGICAL_NAMES = frozenset((Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME,
+                            Timestamp.LOGICAL_NAME))  # fmt: skip
+_MAX_INLINE_DEPTH = 4
 
 
 def _compile(source: str, name: str, namespace: dict[str, Any]) -> Any:
@@ -66,32 +71,76 @@ def _unpack(count: int, source: str) -> str:
 def _encode_lines(factory: EncoderFactory, schema: Schema, ns: dict[str, Any]) -> list[str]:
     """Statements that read a Struct ``s`` of ``schema`` into ``x0 …`` ready for orjson."""
     ns.update(S=schema, Struct=Struct, MISMATCH=_mismatch)
-    body = [
+    return [
         "    if s.__class__ is not Struct and not isinstance(s, Struct): MISMATCH(s)",
         "    if s.schema is not S and s.schema != S: MISMATCH(s)",
         _unpack(len(schema.fields), "s.values"),
+        *_field_lines(factory, schema, ns, "x", "    ", 0),
     ]
+
+
+def _field_lines(
+    factory: EncoderFactory, schema: Schema, ns: dict[str, Any], var: str, indent: str, depth: int
+) -> list[str]:
+    """Statements that make the slots ``{var}0 …`` of ``schema``'s fields JSON-ready.
+
+    A nested STRUCT field is encoded inline, into its own slots ``{var}{i}_0 …`` and a dict
+    display, rather than by a call to its encoder: a Debezium envelope holds three structs,
+    and the calls cost more than their JSON. Names in ``ns`` carry the slot's path.
+    """
+    body: list[str] = []
     for i, field in enumerate(schema.fields):
         fs = field.schema
-        ns[f"K{i}"] = field.name
+        slot = f"{var}{i}"
+        tag = slot[1:]
+        ns[f"K{tag}"] = field.name
         if fs.default_value is not None and factory.replace_null:
-            ns[f"C{i}"] = factory.default_to_json(fs, fs.default_value)
-            body.append(f"    if x{i} is None: x{i} = C{i}")
-            guard = "    elif {cond}: "
+            ns[f"C{tag}"] = factory.default_to_json(fs, fs.default_value)
+            body.append(f"if {slot} is None: {slot} = C{tag}")
+            guard = "elif {cond}: "
         elif not fs.optional:
-            ns[f"N{i}"] = _fail_null
-            body.append(f"    if x{i} is None: x{i} = N{i}()")
-            guard = "    elif {cond}: "
+            ns[f"N{tag}"] = _fail_null
+            body.append(f"if {slot} is None: {slot} = N{tag}()")
+            guard = "elif {cond}: "
         else:
-            guard = f"    if x{i} is not None and ({{cond}}): "
-        if fs.name is None and fs.type is Type.FLOAT64:
-            ns[f"E{i}"] = _encode_float
-            cond = f"not (x{i}.__class__ is float and (1e-3 <= x{i} < 1e7 or -1e7 < x{i} <= -1e-3))"
-            body.append(guard.format(cond=cond) + f"x{i} = E{i}(x{i})")
-        elif not (fs.name is None and fs.type in _PLAIN):
-            ns[f"E{i}"] = factory.value_encoder(fs)
-            body.append(guard.format(cond="True") + f"x{i} = E{i}(x{i})")
-    return body
+            guard = f"if {slot} is not None and ({{cond}}): "
+        plain = fs.name is None or fs.name not in _LOGICAL_NAMES
+        if plain and fs.type is Type.STRUCT and depth < _MAX_INLINE_DEPTH:
+            body.append(guard.format(cond="True"))
+            body += _nested_lines(factory, fs, ns, slot, depth)
+        elif plain and fs.type is Type.FLOAT64:
+            ns[f"E{tag}"] = _encode_float
+            cond = (f"not ({slot}.__class__ is float and (1e-3 <= {slot} < 1e7 "
+                    f"or -1e7 < {slot} <= -1e-3))")  # fmt: skip
+            body.append(guard.format(cond=cond) + f"{slot} = E{tag}({slot})")
+        elif not (plain and fs.type in _PLAIN):
+            ns[f"E{tag}"] = factory.value_encoder(fs)
+            body.append(guard.format(cond="True") + f"{slot} = E{tag}({slot})")
+    return [indent + line for line in body]
+
+
+def _nested_lines(
+    factory: EncoderFactory, schema: Schema, ns: dict[str, Any], slot: str, depth: int
+) -> list[str]:
+    """The block under a guard that encodes the non-null Struct in ``slot`` in place (the
+    checks and results of :func:`struct_encoder`)."""
+    tag = slot[1:]
+    ns[f"S{tag}"] = schema
+    ns.setdefault("Struct", Struct)
+    ns.setdefault("MISMATCH", _mismatch)
+    count = len(schema.fields)
+    inner = f"{slot}_"
+    lines = [
+        f"    if {slot}.__class__ is not Struct and not isinstance({slot}, Struct): "
+        f"MISMATCH({slot})",
+        f"    if {slot}.schema is not S{tag} and {slot}.schema != S{tag}: MISMATCH({slot})",
+    ]
+    if count:
+        lines.append("    " + "".join(f"{inner}{j}, " for j in range(count)) + f"= {slot}.values")
+    lines += _field_lines(factory, schema, ns, inner, "    ", depth + 1)
+    display = ", ".join(f"K{inner[1:]}{j}: {inner}{j}" for j in range(count))
+    lines.append(f"    {slot} = {{{display}}}")
+    return lines
 
 
 def _payload_display(schema: Schema) -> str:

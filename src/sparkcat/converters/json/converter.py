@@ -117,6 +117,12 @@ class JsonConverter(Converter, HeaderConverter):
         self._to_connect_cache: LRUCache[bytes, tuple[Schema, Decoder, bool, MessageDecoder]] = (
             LRUCache(size)
         )
+        # Message encoders by schema identity: records of a few tables interleaved (a CDC
+        # stream) switch schema at every record, and an identity lookup costs a fraction of
+        # the LRU cache's (which hashes the schema and reorders its entries). Entries hold
+        # their schema, so an id is never reused while cached; bounded like the LRU cache.
+        self._by_identity: dict[int, tuple[Schema, MessageEncoder]] = {}
+        self._identity_max = max(size, 1)
         # The schema of the previous record and its message encoder: a stream of records of
         # one schema object costs one identity check before the generated code runs.
         self._last_schema: Any = object()  # never a real schema: the first record misses
@@ -149,10 +155,18 @@ class JsonConverter(Converter, HeaderConverter):
             raise DataError(f"Cannot convert a value of topic '{topic}' to JSON: {e}") from e
 
     def _encoder_for(self, schema: Schema) -> MessageEncoder:
-        encode_message = self._from_connect_cache.get(schema)
-        if encode_message is None:
-            encode_message = self._message_encoder(schema)
-            self._from_connect_cache.put(schema, encode_message)
+        known = self._by_identity.get(id(schema))
+        if known is not None and known[0] is schema:
+            encode_message = known[1]
+        else:
+            cached = self._from_connect_cache.get(schema)
+            if cached is None:
+                cached = self._message_encoder(schema)
+                self._from_connect_cache.put(schema, cached)
+            encode_message = cached
+            if len(self._by_identity) >= self._identity_max:
+                self._by_identity.clear()
+            self._by_identity[id(schema)] = (schema, encode_message)
         self._last_schema = schema
         self._last_encode = encode_message
         return encode_message
