@@ -11,10 +11,14 @@ also an ordinary read-only sequence of records, built one by one only when index
   reads its columns instead (:meth:`SinkRecordBatch.values`, :meth:`~SinkRecordBatch.keys`,
   :meth:`~SinkRecordBatch.offsets`, :meth:`~SinkRecordBatch.to_arrow`, ...).
 - :class:`SourceRecordBatch` is what ``SourceTask.poll`` may return instead of a list: one
-  topic, a column of values (and optionally keys) and, per source partition, one run of
-  consecutive records with the source offset reached after the run's last record. The
-  framework converts it column by column when there are no transformations and the task
-  does not override ``commit_record``; otherwise it takes the batch's records one by one.
+  topic, a column of values (and optionally keys, Kafka partitions, timestamps and headers)
+  and, per source partition, one run of consecutive records with the source offset reached
+  after the run's last record. The framework converts it column by column when there are no
+  transformations and the task does not override ``commit_record``; otherwise it takes the
+  batch's records one by one. A task that needs to know where its records landed (as
+  MirrorMaker 2 does for offset syncs) overrides ``SourceTask.commit_batch`` and receives a
+  :class:`RecordMetadataBatch` per delivered batch instead of a ``commit_record`` call per
+  record.
 - Converters may offer :meth:`~sparkcat.api.converter.Converter.from_connect_data_batch`
   and :meth:`~sparkcat.api.converter.Converter.to_connect_data_batch`; the defaults call
   the per-record methods, so any converter works on the columnar path.
@@ -30,12 +34,24 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
-from sparkcat.api.records import SinkRecord, SourceRecord, TimestampType
+from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA
+from sparkcat.api.records import Header, SinkRecord, SourceRecord, TimestampType
 
 if TYPE_CHECKING:
     from sparkcat.api.data import Schema
 
-__all__ = ["ConnectDataBatch", "SinkRecordBatch", "SourceRecordBatch", "SourceRun"]
+__all__ = [
+    "ConnectDataBatch",
+    "KafkaHeaders",
+    "RecordMetadataBatch",
+    "SinkRecordBatch",
+    "SourceRecordBatch",
+    "SourceRun",
+]
+
+KafkaHeaders = Sequence[tuple[str, bytes | None]]
+"""One record's headers as Kafka stores them: ``(key, value)`` pairs, the value ``bytes`` or
+``None`` (what confluent-kafka's ``Message.headers()`` returns)."""
 
 _TIMESTAMP_TYPES = (
     TimestampType.NO_TIMESTAMP_TYPE,
@@ -234,19 +250,34 @@ class SourceRecordBatch(Sequence[SourceRecord]):
     ``values`` (and ``keys``, ``None`` for no keys at all) hold Connect data described by
     ``value_schema``/``key_schema``; ``runs`` split the records, in order, by source
     partition. ``kafka_partition`` and ``timestamp`` apply to every record (``None``: the
-    producer's partitioner / the time of sending). Indexing builds the records:
-    each carries its own offset when the task gave ``record_offsets`` (a callable computing
-    all of them, called only then), else its run's offset.
+    producer's partitioner / the time of sending), unless a per-record column is given:
+
+    - ``kafka_partitions``: each record's Kafka partition (``int``; overrides
+      ``kafka_partition``);
+    - ``timestamps``: each record's timestamp in epoch ms (``None`` or ``0``: the time of
+      sending; overrides ``timestamp``);
+    - ``headers``: each record's headers, ``None`` or :data:`KafkaHeaders` (``(key, value)``
+      pairs). Header values are Connect ``BYTES`` data (``OPTIONAL_BYTES_SCHEMA``): the
+      header converter serializes them, so with ``ByteArrayConverter`` the bytes given are
+      the bytes written.
+
+    Indexing builds the records: each carries its own offset when the task gave
+    ``record_offsets`` (a callable computing all of them, called only then), else its run's
+    offset. Columns are the task's lists, used as they are: do not modify them once the
+    batch is returned.
     """
 
     __slots__ = (
         "_records",
+        "headers",
         "kafka_partition",
+        "kafka_partitions",
         "key_schema",
         "keys",
         "record_offsets",
         "runs",
         "timestamp",
+        "timestamps",
         "topic",
         "value_schema",
         "values",
@@ -263,11 +294,18 @@ class SourceRecordBatch(Sequence[SourceRecord]):
         kafka_partition: int | None = None,
         timestamp: int | None = None,
         record_offsets: Callable[[], Sequence[dict[str, Any] | None]] | None = None,
+        *,
+        kafka_partitions: list[int] | None = None,
+        timestamps: list[int | None] | None = None,
+        headers: list[KafkaHeaders | None] | None = None,
     ) -> None:
-        if sum(run.length for run in runs) != len(values):
+        size = len(values)
+        if sum(run.length for run in runs) != size:
             raise ValueError("SourceRecordBatch: the runs must cover the values exactly")
-        if keys is not None and len(keys) != len(values):
-            raise ValueError("SourceRecordBatch: keys and values differ in length")
+        for name, column in (("keys", keys), ("kafka_partitions", kafka_partitions),
+                             ("timestamps", timestamps), ("headers", headers)):  # fmt: skip
+            if column is not None and len(column) != size:
+                raise ValueError(f"SourceRecordBatch: {name} and values differ in length")
         self.topic = topic
         self.values = values
         self.value_schema = value_schema
@@ -277,6 +315,9 @@ class SourceRecordBatch(Sequence[SourceRecord]):
         self.kafka_partition = kafka_partition
         self.timestamp = timestamp
         self.record_offsets = record_offsets
+        self.kafka_partitions = kafka_partitions
+        self.timestamps = timestamps
+        self.headers = headers
         self._records: list[SourceRecord] | None = None
 
     @classmethod
@@ -296,7 +337,8 @@ class SourceRecordBatch(Sequence[SourceRecord]):
     def records(self) -> list[SourceRecord]:
         """The batch as ``SourceRecord`` objects (built once)."""
         if self._records is None:
-            keys = self.keys if self.keys is not None else repeat(None, len(self.values))
+            size = len(self.values)
+            keys = self.keys if self.keys is not None else repeat(None, size)
             run_of = [
                 (run.source_partition, run.source_offset)
                 for run in self.runs
@@ -305,12 +347,16 @@ class SourceRecordBatch(Sequence[SourceRecord]):
             if self.record_offsets is not None:
                 offsets = self.record_offsets()
                 run_of = [(p, o) for (p, _), o in zip(run_of, offsets, strict=True)]
+            partitions = self.kafka_partitions or repeat(self.kafka_partition, size)
+            timestamps = self.timestamps or repeat(self.timestamp, size)
+            headers = map(_connect_headers, self.headers or repeat(None, size))
             self._records = [
                 SourceRecord(
-                    partition, offset, self.topic, self.kafka_partition, self.key_schema,
-                    key, self.value_schema, value, self.timestamp,
+                    partition, offset, self.topic, kafka_partition, self.key_schema, key,
+                    self.value_schema, value, timestamp, record_headers,
                 )
-                for (partition, offset), key, value in zip(run_of, keys, self.values, strict=True)
+                for (partition, offset), key, value, kafka_partition, timestamp, record_headers
+                in zip(run_of, keys, self.values, partitions, timestamps, headers, strict=True)
             ]  # fmt: skip
         return self._records
 
@@ -331,3 +377,26 @@ class SourceRecordBatch(Sequence[SourceRecord]):
 
     def __repr__(self) -> str:
         return f"SourceRecordBatch({len(self)} records for {self.topic!r})"
+
+
+def _connect_headers(headers: KafkaHeaders | None) -> list[Header] | None:
+    if not headers:
+        return None
+    return [Header(key, OPTIONAL_BYTES_SCHEMA, value) for key, value in headers]
+
+
+class RecordMetadataBatch(NamedTuple):
+    """Where Kafka stored the records of one :class:`SourceRecordBatch`, as columns: the
+    batch-level twin of :class:`~sparkcat.api.source.RecordMetadata`, passed to
+    ``SourceTask.commit_batch``.
+
+    ``topics[i]``, ``partitions[i]`` and ``offsets[i]`` belong to the batch's record ``i``
+    (the topic is the batch's unless a transformation routed the record elsewhere). The
+    offset is ``-1`` for a record that was not written: dropped by a transformation, or
+    whose send failed and was skipped under ``errors.tolerance=all``; its partition is then
+    ``-1`` too when unknown.
+    """
+
+    topics: list[str]
+    partitions: list[int]
+    offsets: list[int]

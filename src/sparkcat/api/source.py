@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, NamedTuple
 
-from sparkcat.api.batch import SourceRecordBatch
+from sparkcat.api.batch import RecordMetadataBatch, SourceRecordBatch
 from sparkcat.api.connector import Connector, ConnectorContext, Task
 from sparkcat.api.records import SourceRecord
 
@@ -166,7 +166,8 @@ class SourceTask(Task):
     Called on a Spark executor, from one thread unless noted: instantiate (no arguments) →
     :meth:`initialize` → :meth:`start` → :meth:`poll` repeatedly (each returned record goes
     through transformations and converters to Kafka; :meth:`commit_record` once Kafka acked
-    it) → :meth:`commit` after offsets were stored → :meth:`stop` → :meth:`stopped`.
+    it, or :meth:`commit_batch` once per acked batch) → :meth:`commit` after offsets were
+    stored → :meth:`stop` → :meth:`stopped`.
 
     ``poll`` must return within a short time even when there is no data (return ``None`` or
     ``[]`` after waiting a little, say up to a second): the framework calls it repeatedly
@@ -214,7 +215,35 @@ class SourceTask(Task):
         """``record`` was written to Kafka at ``metadata``, or was dropped by a transformation
         or skipped by error tolerance (``metadata`` is ``None``); default: nothing.
 
-        Called on the executor, possibly from the producer's delivery thread.
+        Called on the executor, possibly from the producer's delivery thread. Not called for
+        the records of a :class:`~sparkcat.api.batch.SourceRecordBatch` when the task
+        overrides :meth:`commit_batch`.
+        """
+
+    def commit_batch(self, batch: SourceRecordBatch, metadata: RecordMetadataBatch) -> None:
+        """Every record of ``batch``, a :class:`~sparkcat.api.batch.SourceRecordBatch` this
+        instance returned from :meth:`poll`, was written to Kafka where ``metadata`` says
+        (offset ``-1``: dropped by a transformation or skipped by error tolerance); default:
+        nothing.
+
+        The batch-level twin of :meth:`commit_record`, for a task that must know where its
+        records landed (MirrorMaker 2's offset syncs) without a Python call per record.
+        Contract:
+
+        - called by the framework on the task's own thread (the one calling :meth:`poll`,
+          never the producer's delivery thread), between two :meth:`poll` calls or after the
+          last one, and always before :meth:`commit`;
+        - once per batch, in the order :meth:`poll` returned the batches, and only when every
+          record of the batch was acknowledged by Kafka (with exactly-once support: written
+          into the lease's transaction, as for :meth:`commit_record`). A batch whose delivery
+          failed, or was not acknowledged when the lease ended, gets no call; its source
+          offsets are not committed either, so its records are polled again;
+        - when a task overrides it, the records of its batches get no :meth:`commit_record`
+          calls (records returned in a list still do).
+
+        It works whatever path the batch took: column by column, or record by record when
+        transformations are configured. An exception it raises is logged and does not fail
+        the task (Kafka's rule for ``commitRecord``).
         """
 
     def stopped(self) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sparkcat.api.batch import SinkRecordBatch, SourceRecordBatch, SourceRun
-from sparkcat.api.data import OPTIONAL_STRING_SCHEMA, STRING_SCHEMA
-from sparkcat.api.records import SinkRecord, SourceRecord, TimestampType
+from sparkcat.api.batch import RecordMetadataBatch, SinkRecordBatch, SourceRecordBatch, SourceRun
+from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA
+from sparkcat.api.records import Header, SinkRecord, SourceRecord, TimestampType
 
 
 def sink_batch() -> SinkRecordBatch:
@@ -114,3 +114,44 @@ def test_source_batch_runs_must_cover_the_values() -> None:
         SourceRecordBatch("t", ["a"], None, [SourceRun(None, None, 2)])
     with pytest.raises(ValueError, match="keys and values"):
         SourceRecordBatch.of("t", ["a"], None, None, None, keys=[])
+
+
+def test_source_batch_per_record_columns_build_the_records_the_per_record_path_builds() -> None:
+    headers = [[("h", b"1"), ("empty", None)], None, []]
+    batch = SourceRecordBatch(
+        "t", [b"a", None, b"c"], OPTIONAL_BYTES_SCHEMA, [SourceRun({"p": 0}, {"o": 3}, 3)],
+        keys=[b"k", None, b"m"], key_schema=OPTIONAL_BYTES_SCHEMA,
+        kafka_partitions=[2, 0, 1], timestamps=[1000, None, 3000], headers=headers,
+    )  # fmt: skip
+    assert list(batch) == [
+        SourceRecord({"p": 0}, {"o": 3}, "t", 2, OPTIONAL_BYTES_SCHEMA, b"k",
+                     OPTIONAL_BYTES_SCHEMA, b"a", 1000,
+                     [Header("h", OPTIONAL_BYTES_SCHEMA, b"1"),
+                      Header("empty", OPTIONAL_BYTES_SCHEMA, None)]),
+        SourceRecord({"p": 0}, {"o": 3}, "t", 0, OPTIONAL_BYTES_SCHEMA, None,
+                     OPTIONAL_BYTES_SCHEMA, None, None),
+        SourceRecord({"p": 0}, {"o": 3}, "t", 1, OPTIONAL_BYTES_SCHEMA, b"m",
+                     OPTIONAL_BYTES_SCHEMA, b"c", 3000),
+    ]  # fmt: skip
+    assert batch.headers is headers  # the task's column, not a copy
+
+
+def test_source_batch_per_record_columns_override_the_shared_ones() -> None:
+    batch = SourceRecordBatch.of(
+        "t", [b"a", b"b"], None, None, None, kafka_partition=7, timestamp=5,
+        kafka_partitions=[0, 1], timestamps=[10, 20],
+    )  # fmt: skip
+    assert [(r.kafka_partition, r.timestamp) for r in batch] == [(0, 10), (1, 20)]
+
+
+@pytest.mark.parametrize("column", ["keys", "kafka_partitions", "timestamps", "headers"])
+def test_source_batch_rejects_a_column_of_another_length(column: str) -> None:
+    with pytest.raises(ValueError, match=column):
+        SourceRecordBatch.of("t", [b"a", b"b"], None, None, None, **{column: [None]})
+
+
+def test_record_metadata_batch_is_columns_by_name() -> None:
+    metadata = RecordMetadataBatch(["t", "t"], [0, -1], [41, -1])
+    assert metadata.topics == ["t", "t"]
+    assert metadata.partitions == [0, -1]
+    assert metadata.offsets == [41, -1]
