@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,7 +48,19 @@ class Converter(ABC):
     Source tasks: ``from_connect_data`` after the transformations, before the producer. Sink
     tasks: ``to_connect_data`` right after the consumer, before the transformations. Both run
     once per record on the executor; implementations should keep per-record work small.
+
+    A converter may declare capabilities as class attributes; the framework takes shortcuts
+    only for what a converter declares (never by recognising its class), and the shortcuts
+    give the same bytes and data as the calls they replace.
     """
+
+    null_pass_through: ClassVar[bool] = False
+    """Declared ``True`` when, for every topic and configuration, a null without schema
+    serializes to null (``from_connect_data(topic, None, None)`` is ``None``) and reading a
+    null (``to_connect_data(topic, None)``) gives the same ``SchemaAndValue``, with no side
+    effect. The framework then skips the call for a keyless source record and reads a null
+    key once per connector rather than once per message. Default ``False``: every record is
+    converted."""
 
     @abstractmethod
     def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
@@ -105,6 +117,13 @@ class Converter(ABC):
 
 class HeaderConverter(ABC):
     """Converts header values between Connect data and bytes (one per task, executor-side)."""
+
+    bytes_pass_through: ClassVar[bool] = False
+    """Declared ``True`` when ``from_connect_header(topic, key, schema, value)`` returns
+    ``value`` itself whenever it is ``bytes`` or ``None`` and ``schema`` is ``None`` or
+    ``BYTES`` (as ``ByteArrayConverter`` does). The framework then hands the header column
+    of a :class:`~sparkcat.api.batch.SourceRecordBatch` to the producer as it is, with no
+    call per header. Default ``False``: every header value is converted."""
 
     @abstractmethod
     def configure(self, configs: Mapping[str, Any]) -> None:

@@ -23,6 +23,11 @@ _new_sv = tuple.__new__  # SchemaAndValue is a NamedTuple: skips its Python-leve
 class ByteArrayConverter(Converter, HeaderConverter):
     """Raw bytes: schema must be absent or BYTES; reads as an optional BYTES value."""
 
+    # Declared capabilities (see the api's Converter and HeaderConverter): null is null for
+    # every topic, and bytes header values are written as they are.
+    null_pass_through = True
+    bytes_pass_through = True
+
     def config(self) -> ConfigDef:
         return CONFIG_DEF
 

@@ -2,27 +2,51 @@
 polled batches converted column by column, with no per-record objects.
 
 Used by :class:`~sparkcat.runtime.tasks.pipeline.Pipeline` when no transformation is configured;
-every function here either handles a batch completely or returns ``None``/raises before any
+every conversion here either handles a batch completely or returns ``None``/raises before any
 side effect, so the per-record path can redo the batch and give the same bytes.
+
+Source side: :func:`source_columns` converts a polled batch's value, key and header columns
+(keys, partitions, timestamps and headers may be per record or shared), and
+:func:`produce_columns` hands them to the producer in one loop with no object per record.
+With ``ByteArrayConverter`` (MirrorMaker 2's converters) bytes and Kafka header tuples pass
+through as the task gave them. :class:`BatchDelivery` collects a batch's delivery reports
+for ``SourceTask.commit_batch``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import repeat
-from operator import methodcaller
-from typing import Any
+from collections.abc import Callable, Iterable
+from functools import partial
+from itertools import chain, repeat
+from operator import itemgetter, methodcaller
+from typing import Any, NamedTuple
 
-from sparkcat.api.batch import ConnectDataBatch, SinkRecordBatch
-from sparkcat.api.data import SchemaAndValue
+from sparkcat.api.batch import (
+    ConnectDataBatch,
+    KafkaHeaders,
+    RecordMetadataBatch,
+    SinkRecordBatch,
+    SourceRecordBatch,
+)
+from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, SchemaAndValue
 from sparkcat.api.errors import ConnectError
+from sparkcat.api.records import SourceRecord
 
-__all__ = ["produce_columns", "sink_batch", "to_connect_batch"]
+__all__ = [
+    "BatchDelivery",
+    "SourceColumns",
+    "produce_columns",
+    "sink_batch",
+    "source_columns",
+    "to_connect_batch",
+]
 
 # confluent-kafka Message accessors as C callables, mapped over a whole consumed batch.
 _ERROR, _HEADERS, _TOPIC, _PARTITION, _OFFSET, _KEY, _VALUE, _TIMESTAMP = map(
     methodcaller, ("error", "headers", "topic", "partition", "offset", "key", "value", "timestamp")
 )
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_PLAIN = {bytes, type(None)}
 
 
 def sink_batch(
@@ -99,26 +123,205 @@ def from_connect_batch(converter: Any, topic: str, schema: Any, values: list[Any
     return [converter.from_connect_data(topic, schema, value) for value in values]
 
 
+class SourceColumns(NamedTuple):
+    """A :class:`~sparkcat.api.batch.SourceRecordBatch` converted for the producer: each
+    field a list (one item per record) or, for a field shared by all records, a constant."""
+
+    topic: str
+    values: list[bytes | None]
+    keys: list[bytes | None] | None
+    partitions: list[int] | int
+    timestamps: list[int | None] | int
+    headers: list[Any] | None
+
+
+def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | None:
+    """``batch`` converted column by column with ``pipeline``'s converters; ``None`` when a
+    column does not convert (the per-record path then reports the record at fault)."""
+    topic = batch.topic
+    size = len(batch.values)
+    try:
+        values = from_connect_batch(pipeline.value_converter, topic, batch.value_schema,
+                                    batch.values)  # fmt: skip
+        keys: list[Any] | None = None
+        if batch.keys is not None or batch.key_schema is not None:
+            raw = batch.keys if batch.keys is not None else [None] * size
+            keys = from_connect_batch(pipeline.key_converter, topic, batch.key_schema, raw)
+        elif not getattr(pipeline.key_converter, "null_pass_through", False):
+            keys = [pipeline.key_converter.from_connect_data(topic, None, None)] * size
+        headers = None
+        if batch.headers is not None:
+            headers = headers_out(pipeline.header_converter, topic, batch.headers)
+    except Exception:
+        return None
+    partitions: list[int] | int = batch.kafka_partitions or (
+        -1 if batch.kafka_partition is None else batch.kafka_partition
+    )
+    timestamps: list[int | None] | int = batch.timestamp or 0
+    if batch.timestamps is not None:
+        timestamps = batch.timestamps
+        if None in timestamps:  # the producer's "now" is 0
+            timestamps = [ts or 0 for ts in timestamps]
+    return SourceColumns(topic, values, keys, partitions, timestamps, headers)
+
+
+def headers_out(converter: Any, topic: str, headers: list[KafkaHeaders | None]) -> list[Any]:
+    """A batch's header column for the producer: as it is when ``converter`` declares
+    ``bytes_pass_through`` and every header is ``(str, bytes | None)`` (checked in C, not
+    per record), else each header value converted as the per-record path does."""
+    if getattr(converter, "bytes_pass_through", False):
+        flat = list(chain.from_iterable(filter(None, headers)))
+        if set(map(type, map(_SECOND, flat))) <= _PLAIN and set(map(type, map(_FIRST, flat))) <= {
+            str
+        }:
+            return headers
+    convert = converter.from_connect_header
+    schema = OPTIONAL_BYTES_SCHEMA  # header values of a SourceRecordBatch are BYTES data
+    return [
+        [(key, convert(topic, key, schema, value)) for key, value in record] if record else None
+        for record in headers
+    ]
+
+
 def produce_columns(
     producer: Any,
-    topic: str,
-    values: list[bytes | None],
-    keys: list[Any] | None,
-    kafka_partition: int | None,
-    timestamp: int | None,
-    on_delivery: Callable[[Any, Any], None] | None,
+    columns: SourceColumns,
+    callbacks: Iterable[Callable[[Any, Any], None] | None],
     produce_when_room: Callable[..., None],
 ) -> int:
-    """``produce`` every value (with its key, if any) of one topic; the count. Positional
-    arguments as in ``Pipeline.produce_records`` (keywords cost confluent-kafka ~1 µs)."""
+    """``produce`` every record of ``columns``, the i-th with the i-th of ``callbacks``; the
+    count. Positional arguments as in ``Pipeline.produce_records`` (keywords cost
+    confluent-kafka ~1 us a call)."""
     produce = producer.produce
-    partition = -1 if kafka_partition is None else kafka_partition
-    ts = timestamp or 0
-    for key, value in zip(repeat(None, len(values)) if keys is None else keys, values, strict=True):
+    topic, values, keys, partitions, timestamps, headers = columns
+    size = len(values)
+    rows = zip(
+        values,
+        repeat(None, size) if keys is None else keys,
+        repeat(partitions, size) if isinstance(partitions, int) else partitions,
+        callbacks,
+        repeat(timestamps, size) if isinstance(timestamps, int) else timestamps,
+        repeat(None, size) if headers is None else headers,
+        strict=True,
+    )
+    for value, key, partition, on_delivery, ts, record_headers in rows:
         try:
-            produce(topic, value, key, partition, on_delivery, None, ts)
+            produce(topic, value, key, partition, on_delivery, None, ts, record_headers)
         except BufferError:
-            produce_when_room(producer, topic, value, key, partition, on_delivery, ts, None)
+            produce_when_room(producer, topic, value, key, partition, on_delivery, ts,
+                              record_headers)  # fmt: skip
         except Exception as exc:
             raise ConnectError("Unrecoverable exception trying to send") from exc
-    return len(values)
+    return size
+
+
+class BatchDelivery:
+    """The delivery reports of one polled batch, for ``SourceTask.commit_batch``.
+
+    The lease creates one per batch when the task overrides ``commit_batch``; the batch's
+    records are produced with :meth:`callbacks` (or :meth:`record_callback` on the
+    per-record path), and once :attr:`complete`, :meth:`metadata` gives where each record
+    landed. Two ways to pair reports with records:
+
+    * *ordered*: one bound method for every record, reports appended as they come. Used when
+      every record names its partition and the producer keeps a partition's records in
+      order (``max.in.flight.requests.per.connection=1`` or idempotence): then the k-th
+      report of a partition is the k-th record sent to it, at no per-record Python cost
+      beyond the report itself;
+    * *exact*: a ``partial`` per record carrying its index (~1 us more a record).
+
+    ``on_error(record, err)`` handles a failed send: ``True`` when error tolerance skipped
+    it (its offset is then ``-1``), ``False`` when the task fails (the batch then never
+    completes, so it is never committed).
+    """
+
+    __slots__ = ("_by_index", "_on_error", "_reports", "arrived", "batch", "ordered", "size")
+
+    def __init__(
+        self,
+        batch: SourceRecordBatch,
+        on_error: Callable[[Any, Any], bool],
+        ordered: bool,
+    ) -> None:
+        self.batch = batch
+        self.size = len(batch)
+        self.ordered = ordered
+        self.arrived = 0
+        self._on_error = on_error
+        self._reports: list[Any] = []
+        self._by_index: list[Any] | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.arrived == self.size
+
+    def callbacks(self) -> Iterable[Callable[[Any, Any], None]]:
+        """One delivery callback per record of the batch, in order (the columnar path)."""
+        batch = self.batch
+        if self.ordered and (batch.kafka_partitions is not None or
+                             batch.kafka_partition is not None):  # fmt: skip
+            return repeat(self._report, self.size)
+        self._by_index = [None] * self.size
+        return map(partial, repeat(self._report_at), range(self.size))
+
+    def record_callback(
+        self, records: list[SourceRecord]
+    ) -> Callable[[SourceRecord], Callable[[Any, Any], None]]:
+        """The per-record path's ``record_callback`` for the batch's ``records``."""
+        self._by_index = [None] * self.size
+        index = {id(record): i for i, record in enumerate(records)}
+        report_at = self._report_at
+        return lambda record: partial(report_at, index[id(record)])
+
+    def _report(self, err: Any, msg: Any) -> None:
+        if err is not None and not self._on_error(None, err):
+            return
+        self._reports.append(msg)
+        self.arrived += 1
+
+    def _report_at(self, index: int, err: Any, msg: Any) -> None:
+        if err is not None and not self._on_error(self.batch[index], err):
+            return
+        assert self._by_index is not None
+        # (None, None) is a record dropped by a transformation or skipped by tolerance.
+        self._by_index[index] = msg if err is None else None
+        self.arrived += 1
+
+    def metadata(self) -> RecordMetadataBatch:
+        """Where each record landed (call once :attr:`complete`)."""
+        if self._by_index is not None:
+            return _exact_metadata(self.batch.topic, self._by_index)
+        batch = self.batch
+        reports = self._reports
+        partitions = batch.kafka_partitions
+        if partitions is None:  # ordered mode: the batch names its one partition
+            partitions = [-1 if batch.kafka_partition is None else batch.kafka_partition]
+            partitions *= self.size
+        first = partitions[0]
+        if batch.kafka_partitions is None or partitions.count(first) == self.size:
+            offsets = list(map(_OFFSET, reports))
+        else:
+            # The k-th report of a partition is the k-th record sent to it.
+            queues: dict[int, list[int]] = {}
+            for report in reports:
+                queues.setdefault(report.partition(), []).append(report.offset())
+            per_partition = {p: iter(q) for p, q in queues.items()}
+            offsets = [next(per_partition[p]) for p in partitions]
+        if min(offsets, default=0) < 0:  # a failed send that tolerance skipped
+            offsets = [o if o >= 0 else -1 for o in offsets]
+        return RecordMetadataBatch([batch.topic] * self.size, partitions, offsets)
+
+
+def _exact_metadata(topic: str, reports: list[Any]) -> RecordMetadataBatch:
+    topics, partitions, offsets = [], [], []
+    for report in reports:
+        if report is None:
+            topics.append(topic)
+            partitions.append(-1)
+            offsets.append(-1)
+        else:
+            offset = report.offset()
+            topics.append(report.topic())
+            partitions.append(report.partition())
+            offsets.append(offset if offset >= 0 else -1)
+    return RecordMetadataBatch(topics, partitions, offsets)

@@ -14,8 +14,12 @@ The columnar path (:mod:`sparkcat.api.batch`): without transformations, a consum
 one topic without headers is converted column by column (the converters'
 ``to_connect_data_batch``) into a :class:`~sparkcat.api.batch.SinkRecordBatch`, and a
 :class:`~sparkcat.api.batch.SourceRecordBatch` from ``poll`` goes to the producer with one
-``from_connect_data_batch`` per column (:meth:`Pipeline.produce_batch`). Anything else, or a
-column that fails to convert, takes the per-record path, which gives the same bytes.
+``from_connect_data_batch`` per column and its header column as it is when the header
+converter declares ``bytes_pass_through`` (:meth:`Pipeline.produce_batch`). Anything else, or
+a column that fails to convert, takes the per-record path, which gives the same bytes.
+
+Converters are never recognised by name: the shortcuts above follow the capabilities they
+declare (``Converter.null_pass_through``, ``HeaderConverter.bytes_pass_through``).
 
 Errors: the hot loops have no per-stage error handling, only a try around each record (free
 in CPython 3.11 until something raises). A record that raises is processed again by
@@ -31,6 +35,7 @@ import gc
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from sparkcat.api.batch import SourceRecordBatch
@@ -126,14 +131,12 @@ class Pipeline:
         self._errors_config = dict(errors or {})
         # The chain's stages one by one, for the per-record path (executing class per stage).
         self.transform_stages = tuple(transform_stages)
-        # sparkcat's own converters turn a null key without schema into null (Kafka's do
-        # too): the source loop skips that call for the common keyless record.
-        self._builtin_key_converter = type(key_converter).__module__.startswith(
-            "sparkcat.converters."
-        )
-        # ... and read a null key the same way for every topic: convert it once.
+        # A key converter that declares null_pass_through turns a null key without schema
+        # into null (the source loop skips that call for the common keyless record) and
+        # reads a null key the same way for every topic (converted once, here).
+        self._null_pass_through = bool(getattr(key_converter, "null_pass_through", False))
         self._null_key = (
-            key_converter.to_connect_data("", None) if self._builtin_key_converter else None
+            key_converter.to_connect_data("", None) if self._null_pass_through else None
         )
 
     # ----------------------------------------------------------------- source side
@@ -179,7 +182,7 @@ class Pipeline:
         vconv = self.value_converter.from_connect_data
         produce = producer.produce
         empty = _EMPTY_HEADERS
-        skip_null_keys = self._builtin_key_converter
+        skip_null_keys = self._null_pass_through
         produced = 0
         stage = _CONVERT
         for polled in records:
@@ -259,37 +262,30 @@ class Pipeline:
         ensure_topic: Callable[[str], None],
         known_topics: set[str],
         errors: RetryWithToleranceOperator | None = None,
+        delivery: columnar.BatchDelivery | None = None,
     ) -> int:
         """Convert and produce a polled :class:`~sparkcat.api.batch.SourceRecordBatch`; the
         number produced. Column by column without transformations; otherwise (or when a
-        column does not convert) its records go through :meth:`produce_records`."""
+        column does not convert) its records go through :meth:`produce_records`.
+
+        ``delivery``: the batch's report collector when the task overrides ``commit_batch``
+        (its callbacks then replace ``on_delivery``)."""
         if self.chain is None and batch.values:
-            topic = batch.topic
-            size = len(batch.values)
-            try:
-                values = columnar.from_connect_batch(
-                    self.value_converter, topic, batch.value_schema, batch.values
+            columns = columnar.source_columns(self, batch)
+            if columns is not None:
+                if columns.topic not in known_topics:
+                    ensure_topic(columns.topic)
+                callbacks = (
+                    repeat(on_delivery, len(batch)) if delivery is None else delivery.callbacks()
                 )
-                keys: list[Any] | None = None
-                if batch.keys is not None or batch.key_schema is not None:
-                    raw = batch.keys if batch.keys is not None else [None] * size
-                    keys = columnar.from_connect_batch(
-                        self.key_converter, topic, batch.key_schema, raw
-                    )
-                elif not self._builtin_key_converter:
-                    keys = [self.key_converter.from_connect_data(topic, None, None)] * size
-            except Exception:  # the per-record path reports the record at fault
-                pass
-            else:
-                if topic not in known_topics:
-                    ensure_topic(topic)
                 with gc_paused():
                     return columnar.produce_columns(
-                        producer, topic, values, keys, batch.kafka_partition, batch.timestamp,
-                        on_delivery, _produce_when_room,
-                    )  # fmt: skip
+                        producer, columns, callbacks, _produce_when_room
+                    )
+        records = batch.records()
+        record_callback = None if delivery is None else delivery.record_callback(records)
         return self.produce_records(
-            batch.records(), producer, on_delivery, ensure_topic, known_topics, None, errors
+            records, producer, on_delivery, ensure_topic, known_topics, record_callback, errors
         )
 
     def _send(

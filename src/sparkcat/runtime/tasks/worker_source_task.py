@@ -7,8 +7,13 @@ to the producer. At the end the producer is flushed and, when every record was a
 source offsets of the last record per source partition are reported for the driver to
 commit; then ``commit()``, ``stop()`` and ``stopped()`` (exactly once, even after a failure).
 
-Delivery reports: unless the task overrides ``commit_record``, the producer reports only
-failures (``delivery.report.only.error``), so a successful record costs no Python callback.
+Delivery reports: unless the task overrides ``commit_record`` or ``commit_batch``, the
+producer reports only failures (``delivery.report.only.error``), so a successful record costs
+no Python callback. For a task overriding ``commit_batch``, each polled
+:class:`~sparkcat.api.batch.SourceRecordBatch` gets a
+:class:`~sparkcat.runtime.tasks.columnar.BatchDelivery`; after each ``producer.poll`` and
+after the final flush, the batches whose records were all acked are handed to
+``commit_batch`` on this thread, in poll order, before ``commit()``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import re
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -32,7 +38,7 @@ from sparkcat.kafka import clients
 from sparkcat.runtime.errors.operator import ProcessingContext, Stage
 from sparkcat.runtime.errors.task import TaskErrorHandling
 from sparkcat.runtime.metrics.counters import REPORT_COMMIT, new_counters
-from sparkcat.runtime.tasks import client_cache, exactly_once
+from sparkcat.runtime.tasks import client_cache, columnar, exactly_once
 from sparkcat.runtime.tasks.control import address_issue
 from sparkcat.runtime.tasks.lease import (
     ControlWatch,
@@ -73,16 +79,18 @@ def run_source_lease(spec: LeaseSpec) -> LeaseResult:
         spec.connector, spec.generation, spec.connector_config, spec.worker_config, resolve
     )
     wants_commit_record = task_class.commit_record is not SourceTask.commit_record
+    # Successful sends are reported to Python only for a task that wants to hear of them.
+    wants_reports = wants_commit_record or _wants_commit_batch(task_class)
     if exactly_once.enabled(spec.worker_config):  # KIP-618: records and offsets in transactions
         from sparkcat.runtime.tasks.exactly_once.source_task import run_exactly_once_lease
 
-        return run_exactly_once_lease(spec, started, task_class, pipeline, wants_commit_record)
+        return run_exactly_once_lease(spec, started, task_class, pipeline, wants_reports)
     config = clients.producer_config(
         spec.worker_config,
         spec.connector_config,
         clients.producer_client_id(spec.connector, spec.task),
     )
-    if not wants_commit_record:
+    if not wants_reports:
         config["delivery.report.only.error"] = True  # type: ignore[assignment]
     # Per issue of the control channel: an abandoned lease of an earlier issue keeps its own.
     issue = address_issue(spec.control) if spec.control else None
@@ -111,7 +119,15 @@ class SourceRun:
         self.task_class = task_class
         self.pipeline = pipeline
         self.producer = producer
-        self.wants_commit_record = wants_commit_record
+        # The flag says whether the producer reports successes; per-record callbacks are
+        # only for a task that overrides commit_record itself.
+        self.wants_commit_record = (
+            wants_commit_record and task_class.commit_record is not SourceTask.commit_record
+        )
+        self.wants_commit_batch = _wants_commit_batch(task_class)
+        # Batches polled and sent, waiting for their delivery reports (commit_batch).
+        self.deliveries: deque[columnar.BatchDelivery] = deque()
+        self.ordered_delivery = _keeps_partition_order(spec)
         self.task: SourceTask | None = None
         self.polled = 0
         self.produced = 0
@@ -132,6 +148,7 @@ class SourceRun:
             finally:
                 offsets = self._deliver()
             if self.task is not None:
+                self._commit_batches()
                 self.task.commit()
         except Exception:
             trace = traceback.format_exc()
@@ -232,13 +249,16 @@ class SourceRun:
             self.polled += len(batch)
             if isinstance(batch, SourceRecordBatch):
                 self._track_runs(batch)
-                if record_callback is None:
+                if record_callback is None or self.wants_commit_batch:
+                    delivery = self._delivery(batch)
                     self.produced += produce_batch(
-                        batch, producer, on_delivery, ensure_topic, known, operator
+                        batch, producer, on_delivery, ensure_topic, known, operator, delivery
                     )
                     producer.poll(0)
                     if self.delivery_errors:
                         return
+                    if self.deliveries:
+                        self._commit_batches()
                     continue
                 batch = batch.records()  # commit_record wants each record: per record
             else:
@@ -290,6 +310,33 @@ class SourceRun:
         return trace
 
     # ----------------------------------------------------------------------- per batch
+    def _delivery(self, batch: SourceRecordBatch) -> columnar.BatchDelivery | None:
+        """The report collector of ``batch`` when the task overrides ``commit_batch``."""
+        if not self.wants_commit_batch:
+            return None
+        delivery = columnar.BatchDelivery(batch, self._batch_send_failed, self.ordered_delivery)
+        self.deliveries.append(delivery)
+        return delivery
+
+    def _batch_send_failed(self, record: Any, err: Any) -> bool:
+        if self._skip_failed_send(record, err):
+            return True
+        self.delivery_errors.append(err)
+        return False
+
+    def _commit_batches(self) -> None:
+        """``commit_batch`` for the oldest batches whose records were all acked, in poll
+        order (a later batch waits for an earlier one: offset syncs rely on the order)."""
+        deliveries, task = self.deliveries, self.task
+        assert task is not None
+        while deliveries and deliveries[0].complete:
+            delivery = deliveries.popleft()
+            try:
+                task.commit_batch(delivery.batch, delivery.metadata())
+            except Exception:
+                log.warning("%s: exception thrown while calling task.commit_batch()",
+                            self._name(), exc_info=True)  # fmt: skip
+
     def _track_runs(self, batch: SourceRecordBatch) -> None:
         """A columnar batch: each run's offset is the offset after its last record."""
         for run in batch.runs:
@@ -353,6 +400,20 @@ class SourceRun:
 
     def _name(self) -> str:
         return f"{self.spec.connector}-{self.spec.task}"
+
+
+def _wants_commit_batch(task_class: type[SourceTask]) -> bool:
+    return task_class.commit_batch is not SourceTask.commit_batch
+
+
+def _keeps_partition_order(spec: LeaseSpec) -> bool:
+    """Whether the producer's delivery reports of a partition come in the order its records
+    were sent (one request in flight, or idempotence): :class:`columnar.BatchDelivery` then
+    pairs reports with records without a callback object per record."""
+    config = clients.producer_config(spec.worker_config, spec.connector_config)
+    in_flight = str(config.get("max.in.flight.requests.per.connection", "5")).strip()
+    idempotent = str(config.get("enable.idempotence", "false")).strip().lower() == "true"
+    return in_flight == "1" or idempotent
 
 
 # --------------------------------------------------------------------- topic creation

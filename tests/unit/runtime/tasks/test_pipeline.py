@@ -9,15 +9,18 @@ import pytest
 from confluent_kafka import Message
 
 from sparkcat.api.batch import SinkRecordBatch
-from sparkcat.api.data import STRING_SCHEMA
+from sparkcat.api.converter import Converter, HeaderConverter
+from sparkcat.api.data import STRING_SCHEMA, SchemaAndValue
 from sparkcat.api.errors import ConfigError, ConnectError
 from sparkcat.api.records import Header, Headers, SourceRecord, TimestampType
+from sparkcat.converters.bytes import ByteArrayConverter
 from sparkcat.runtime.errors.metrics import ErrorHandlingMetrics
 from sparkcat.runtime.errors.operator import RetryWithToleranceOperator
 from sparkcat.runtime.errors.record_paths import BatchFailedError
 from sparkcat.runtime.tasks.lease import resolver_for
 from sparkcat.runtime.tasks.pipeline import (
     DEFAULT_HEADER_CONVERTER,
+    Pipeline,
     build_pipeline,
     converter_settings,
     pipeline_for,
@@ -202,3 +205,59 @@ def test_sink_side_single_partition_gives_the_same_batch_and_offsets() -> None:
         ["t"] * 4, [3] * 4, [5, 6, 7, 8], [1005, 1006, 1007, 1008],
     )  # fmt: skip
     assert list(batch) == list(expected)
+
+
+class CountingConverter(Converter):
+    """Serializes a null key as b"null" (as a converter may), counting its calls; not one of
+    sparkcat's converters by module."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def configure(self, configs: Any, is_key: bool) -> None:
+        pass
+
+    def from_connect_data(self, topic: str, schema: Any, value: Any, headers: Any = None) -> Any:
+        self.calls += 1
+        return b"null" if value is None else value
+
+    def to_connect_data(self, topic: str, data: Any, headers: Any = None) -> Any:
+        self.calls += 1
+        return SchemaAndValue(None, data)
+
+
+class DeclaringConverter(CountingConverter):
+    null_pass_through = True
+
+    def from_connect_data(self, topic: str, schema: Any, value: Any, headers: Any = None) -> Any:
+        self.calls += 1
+        return value
+
+
+def keyless_pipeline(key_converter: Converter) -> Pipeline:
+    value_converter = ByteArrayConverter()
+    return Pipeline(key_converter, value_converter, value_converter, None)
+
+
+def test_a_key_converter_that_declares_nothing_converts_every_null_key() -> None:
+    converter = CountingConverter()
+    sent = send(keyless_pipeline(converter), [SourceRecord(None, None, "t", value=b"v")] * 3)
+    assert [args[2] for args in sent] == [b"null"] * 3
+    assert converter.calls == 3
+
+
+def test_null_pass_through_is_a_declared_capability_not_a_module_name() -> None:
+    converter = DeclaringConverter()
+    pipeline = keyless_pipeline(converter)
+    calls_at_build = converter.calls  # the null key read once, for every topic
+    sent = send(pipeline, [SourceRecord(None, None, "t", value=b"v")] * 3)
+    assert [args[2] for args in sent] == [None] * 3
+    assert converter.calls == calls_at_build
+    assert calls_at_build == 1
+
+
+def test_converter_capabilities_default_off_and_byte_array_declares_them() -> None:
+    assert Converter.null_pass_through is False
+    assert HeaderConverter.bytes_pass_through is False
+    assert ByteArrayConverter.null_pass_through is True
+    assert ByteArrayConverter.bytes_pass_through is True
