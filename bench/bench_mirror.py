@@ -11,10 +11,11 @@ its start until a counting consumer on B has seen every record:
 * hand-written: one confluent-kafka consumer (``assign``, ``consume(10000)``,
   ``fetch.queue.backoff.ms=10``) and one producer (``linger.ms=5``, ``produce`` with key,
   value, headers, timestamp and partition, ``poll(0)`` per batch), flushed at the end;
-* lease, with/without ``commit_record``: one MirrorSourceTask lease in this process
-  (``run_lease``, no Spark), the shipped task (which overrides ``commit_record`` for offset
-  syncs, so every record gets a delivery callback) and the same task with ``commit_record``
-  left as ``SourceTask``'s (no offset syncs);
+* leases: one MirrorSourceTask lease in this process (``run_lease``, no Spark) each: the
+  shipped task (``SourceRecordBatch`` columns from ``poll``, offset syncs in
+  ``commit_batch``); the same task with ``commit_batch`` left as ``SourceTask``'s (no
+  delivery reports, no offset syncs); and the per-record path the task took before
+  (``SourceRecord`` objects from ``poll``, offset syncs in ``commit_record``);
 * connector: MirrorSourceConnector (``tasks.max`` = partitions) on a SparkEngine over a
   ``local[4]`` SparkSession built before the clock, ByteArrayConverter as in dedicated mode.
 
@@ -59,10 +60,31 @@ SECTION = "## MirrorMaker 2"
 _STAMP = struct.Struct(">d")
 
 
-class NoCommitRecordTask(MirrorSourceTask):
-    """The shipped task without its ``commit_record``: the runtime's no-callback path."""
+class NoCommitBatchTask(MirrorSourceTask):
+    """The shipped task without its ``commit_batch``: the runtime's no-callback path."""
 
-    commit_record = SourceTask.commit_record
+    commit_batch = SourceTask.commit_batch
+
+
+class PerRecordTask(MirrorSourceTask):
+    """The per-record path: ``SourceRecord`` objects from ``poll`` and offset syncs from
+    ``commit_record`` (a delivery callback per record), as the task worked before."""
+
+    commit_batch = SourceTask.commit_batch
+
+    def poll(self) -> Any:
+        batch = super().poll()
+        return None if batch is None else batch.records()
+
+    def commit_record(self, record: Any, metadata: Any) -> None:
+        writer = self._writer
+        if writer is None or metadata is None or metadata.offset < 0:
+            return
+        partition, offset = record.source_partition, record.source_offset
+        writer.maybe_queue((partition["topic"], partition["partition"]), offset["offset"],
+                           metadata.offset)  # fmt: skip
+        if writer.pending:
+            self._fire(writer)
 
 
 def create(servers: str, topic: str, partitions: int) -> None:
@@ -227,8 +249,10 @@ def main() -> None:
         create(b, "hand", parts)
         rows.append(("hand-written consume -> produce", *timed_copy(
             b, "hand", parts, n, lambda: hand_written(a, b, topic, "hand", parts, n))))  # fmt: skip
-        for label, task in (("lease, commit_record (shipped)", MirrorSourceTask),
-                            ("lease, no commit_record", NoCommitRecordTask)):  # fmt: skip
+        leases = (("lease, columnar + commit_batch (shipped)", MirrorSourceTask),
+                  ("lease, columnar, no commit_batch", NoCommitBatchTask),
+                  ("lease, per record + commit_record (before)", PerRecordTask))  # fmt: skip
+        for label, task in leases:
             rows.append((label, lease_time(a, b, topic, n, task, extra), 0.0))
         if args.leases_only:
             args.no_append = True

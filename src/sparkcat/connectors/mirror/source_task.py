@@ -7,6 +7,12 @@ must set) the bytes on the target are the bytes on the source. Source partition
 ``{"cluster", "topic", "partition"}`` and offset ``{"offset"}`` are Kafka's, so offsets
 carry over from Kafka's MirrorMaker 2 (the task resumes after the stored offset).
 
+``poll`` returns a :class:`~sparkcat.api.batch.SourceRecordBatch` per source topic of a
+consumed batch: the consumer's columns (keys, values, partitions, timestamps, header tuples)
+as they are, so the framework sends them with no object per record. Kafka's task learns each
+record's target offset in ``commitRecord``; this one gets them a batch at a time in
+``commit_batch``.
+
 Offset syncs (see :mod:`.offset_sync`) go to partition 0 of the offset-syncs topic, on the
 source cluster unless ``offset-syncs.topic.location=target``. A task instance lives for one
 lease: its sync state starts afresh each lease, which (as after a restart in Kafka) syncs
@@ -17,12 +23,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
+from itertools import groupby
+from operator import itemgetter, methodcaller
 from typing import Any
 
+from sparkcat.api.batch import RecordMetadataBatch, SourceRecordBatch, SourceRun
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA
 from sparkcat.api.errors import ConnectError
-from sparkcat.api.records import Header, SourceRecord, TopicPartition
-from sparkcat.api.source import RecordMetadata, SourceTask
+from sparkcat.api.records import TopicPartition
+from sparkcat.api.source import SourceTask
 from sparkcat.connectors.mirror import kafka_io
 from sparkcat.connectors.mirror.config import (
     CONSUMER_POLL_TIMEOUT_MILLIS,
@@ -40,6 +50,19 @@ log = logging.getLogger(__name__)
 _BATCH = 10_000
 _SLICE_S = 0.02  # what a record may wait in the consumer for more to join its batch
 _FLUSH_TIMEOUT_S = 10.0
+# confluent-kafka Message accessors as C callables, mapped over a whole consumed batch.
+_ERROR, _TOPIC, _PARTITION, _OFFSET, _KEY, _VALUE, _TIMESTAMP, _HEADERS = map(
+    methodcaller, ("error", "topic", "partition", "offset", "key", "value", "timestamp", "headers")
+)
+_MS = itemgetter(1)  # of a (type, ms) timestamp
+
+
+class MirrorBatch(SourceRecordBatch):
+    """A batch of one source topic that also keeps its records' upstream offsets."""
+
+    __slots__ = ("upstream_offsets",)
+
+    upstream_offsets: list[int]
 
 
 def _decode(text: str) -> TopicPartition:
@@ -59,6 +82,8 @@ class MirrorSourceTask(SourceTask):
         self._timeout_s = 1.0
         self._syncs_topic = ""
         self._stopping = False
+        self._ready: deque[MirrorBatch] = deque()  # one consumed batch, split by topic
+        self._partitions: dict[tuple[str, int], dict[str, Any]] = {}
 
     def version(self) -> str:
         return VERSION
@@ -105,41 +130,70 @@ class MirrorSourceTask(SourceTask):
             positions.append(KafkaTopicPartition(tp.topic, tp.partition, start))
         self._consumer.assign(positions)
 
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> SourceRecordBatch | None:
         if self._stopping or self._consumer is None:
             return None
+        if self._ready:
+            return self._ready.popleft()
         messages = self._consume()
-        records = []
-        alias, remote = self._alias, self._remote
+        if not messages:
+            return None
+        if any(map(_ERROR, messages)):
+            messages = self._without_errors(messages)
+            if not messages:
+                return None
+        topics = list(map(_TOPIC, messages))
+        groups: dict[str, list[Any]] = {topics[0]: messages}
+        if topics.count(topics[0]) != len(topics):  # several topics: one batch each
+            groups = {}
+            for topic, message in zip(topics, messages, strict=True):
+                groups.setdefault(topic, []).append(message)
+        self._ready.extend(self._batch(topic, group) for topic, group in groups.items())
+        return self._ready.popleft()
+
+    def _without_errors(self, messages: list[Any]) -> list[Any]:
         for message in messages:
             error = message.error()
             if error is not None:
                 if error.fatal():
                     raise ConnectError(f"Failure during poll: {error}")
                 log.warning("Failure during poll: %s", error)
-                continue
-            topic, partition, offset = message.topic(), message.partition(), message.offset()
-            raw_headers = message.headers()
-            headers = (
-                [Header(k, OPTIONAL_BYTES_SCHEMA, v) for k, v in raw_headers]
-                if raw_headers
-                else None
-            )
-            records.append(
-                SourceRecord(
-                    {"cluster": alias, "partition": partition, "topic": topic},
-                    {"offset": offset},
-                    remote[topic],
-                    partition,
-                    OPTIONAL_BYTES_SCHEMA,
-                    message.key(),
-                    OPTIONAL_BYTES_SCHEMA,
-                    message.value(),
-                    message.timestamp()[1],
-                    headers,
-                )
-            )
-        return records or None
+        return [message for message in messages if message.error() is None]
+
+    def _batch(self, topic: str, messages: list[Any]) -> MirrorBatch:
+        """The records of one source topic, as the consumer's columns."""
+        partitions = list(map(_PARTITION, messages))
+        offsets = list(map(_OFFSET, messages))
+        runs = []
+        end = 0
+        for partition, group in groupby(partitions):
+            length = len(list(group))
+            end += length
+            runs.append(SourceRun(self._source_partition(topic, partition),
+                                  {"offset": offsets[end - 1]}, length))  # fmt: skip
+        headers = list(map(_HEADERS, messages))
+        batch = MirrorBatch(
+            self._remote[topic],
+            list(map(_VALUE, messages)),
+            OPTIONAL_BYTES_SCHEMA,
+            runs,
+            keys=list(map(_KEY, messages)),
+            key_schema=OPTIONAL_BYTES_SCHEMA,
+            # Each record carries its own offset when the framework takes them one by one.
+            record_offsets=lambda: [{"offset": offset} for offset in offsets],
+            kafka_partitions=partitions,
+            timestamps=list(map(_MS, map(_TIMESTAMP, messages))),
+            headers=None if headers.count(None) == len(headers) else headers,
+        )
+        batch.upstream_offsets = offsets
+        return batch
+
+    def _source_partition(self, topic: str, partition: int) -> dict[str, Any]:
+        found = self._partitions.get((topic, partition))
+        if found is None:
+            found = {"cluster": self._alias, "partition": partition, "topic": topic}
+            self._partitions[(topic, partition)] = found
+        return found
 
     def _consume(self) -> list[Any]:
         """Like Kafka's ``poll(consumer.poll.timeout.ms)``: what is there as soon as there is
@@ -153,19 +207,23 @@ class MirrorSourceTask(SourceTask):
             if messages or remaining <= _SLICE_S or self._stopping:
                 return messages  # type: ignore[no-any-return]
 
-    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+    def commit_batch(self, batch: SourceRecordBatch, metadata: RecordMetadataBatch) -> None:
+        """Kafka's ``commitRecord`` for a whole batch: offset syncs for its records."""
         writer = self._writer
-        if writer is None or metadata is None or metadata.offset < 0 or self._stopping:
+        if writer is None or self._stopping or not isinstance(batch, MirrorBatch):
             return
-        # Once per record: plain tuples, and the producer is touched only for a sync.
-        partition = record.source_partition
-        offset = record.source_offset
-        if partition is None or offset is None:
-            return
-        writer.maybe_queue((partition["topic"], partition["partition"]), offset["offset"],
-                           metadata.offset)  # fmt: skip
-        if writer.pending:
-            self._fire(writer)
+        upstream, downstream = batch.upstream_offsets, metadata.offsets
+        producer, topic = self._sync_producer, self._syncs_topic
+        start = 0
+        for run in batch.runs:
+            end = start + run.length
+            source = run.source_partition
+            assert source is not None
+            for sync in writer.sync_run((source["topic"], source["partition"]),
+                                        upstream[start:end], downstream[start:end]):  # fmt: skip
+                producer.produce(topic, sync.record_value(), sync.record_key(), 0)
+            start = end
+        producer.poll(0)
 
     def _fire(self, writer: OffsetSyncWriter) -> None:
         producer, topic = self._sync_producer, self._syncs_topic

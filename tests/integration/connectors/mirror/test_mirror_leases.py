@@ -127,6 +127,43 @@ def test_records_are_mirrored_byte_exact_into_the_same_partitions(
     assert OffsetSync(TopicPartition(topic, 0), 0, 0) in decoded
 
 
+@pytest.mark.parametrize("location", ["source", "target"])
+def test_offset_syncs_follow_offset_lag_max_in_kafkas_format(
+    kafka_broker: Any, second_broker: str, unique_topic: Any, location: str
+) -> None:
+    a, b = str(kafka_broker), second_broker
+    topic, other = unique_topic("synced"), unique_topic("also")
+    create(a, (topic, 2), (other, 1))
+    produce(a, topic, 2, 40)
+    produce(a, other, 1, 3)
+    settings = {"topics": f"{topic},{other}", "offset.lag.max": "10",
+                "offset-syncs.topic.location": location}  # fmt: skip
+    connector = started(MirrorSourceConnector(), flow(a, b, **settings))
+    (task_config,) = connector.task_configs(1)
+    result = lease(b, "MirrorSourceTask", task_config)
+    connector.stop()
+    assert result.records == 83
+    # Kafka names the topic after the other cluster: B's on the source, A's on the target.
+    syncs_on, other_alias = (a, "B") if location == "source" else (b, "A")
+    syncs = [
+        OffsetSync.deserialize(m.key(), m.value())
+        for m in read_to_end(syncs_on, f"mm2-offset-syncs.{other_alias}.internal", 1)
+    ]
+    # Kafka's rule: the first record, then each record offset.lag.max past the last sync
+    # + 1; the last record of each partition when the task commits.
+    for partition in (0, 1):
+        assert [
+            (s.upstream_offset, s.downstream_offset)
+            for s in syncs
+            if s.topic_partition == TopicPartition(topic, partition)
+        ] == [(0, 0), (11, 11), (22, 22), (33, 33), (39, 39)]
+    assert [
+        (s.upstream_offset, s.downstream_offset)
+        for s in syncs
+        if s.topic_partition == TopicPartition(other, 0)
+    ] == [(0, 0), (2, 2)]
+
+
 def test_checkpoints_translate_a_groups_offsets_and_sync_them(
     kafka_broker: Any, second_broker: str, unique_topic: Any
 ) -> None:

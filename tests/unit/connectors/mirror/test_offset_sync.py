@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sparkcat.api.records import TopicPartition
 from sparkcat.connectors.mirror.formats import OffsetSync
 from sparkcat.connectors.mirror.offset_sync import OffsetSyncStore, OffsetSyncWriter
@@ -49,3 +51,39 @@ def test_upstream_rewind_discards_older_syncs() -> None:
     store.add(OffsetSync(TP, 50, 50))
     store.add(OffsetSync(TP, 0, 60))
     assert store.translate_downstream(TP, 55) == 61
+
+
+def per_record(writer: OffsetSyncWriter, pairs: list[tuple[int, int]]) -> list[OffsetSync]:
+    """Kafka's way: maybeQueueOffsetSyncs then firePendingOffsetSyncs for every record."""
+    sent = []
+    for upstream, downstream in pairs:
+        if downstream >= 0:
+            writer.maybe_queue(("t", 0), upstream, downstream)
+            sent += writer.take_pending()
+    return sent
+
+
+RUNS = {
+    "contiguous": [[(u, u + 100) for u in range(0, 50)], [(u, u + 100) for u in range(50, 75)]],
+    "upstream gap": [[(0, 0), (1, 1), (5, 2), (6, 3), (7, 4)]],
+    "downstream truncated": [[(u, u) for u in range(30)], [(u, u - 20) for u in range(30, 60)]],
+    "unknown downstream": [[(0, 0), (1, -1), (2, 1), (3, 2)]],
+    "out of order": [[(0, 0), (1, 2), (2, 1), (3, 3)]],
+    "single records": [[(0, 0)], [(1, 1)], [(2, 2)]],
+}
+
+
+@pytest.mark.parametrize("lag", [0, 1, 10, 100])
+@pytest.mark.parametrize("case", sorted(RUNS))
+def test_a_run_gives_the_syncs_of_its_records_one_by_one(case: str, lag: int) -> None:
+    batched, one_by_one = OffsetSyncWriter(lag), OffsetSyncWriter(lag)
+    synced: list[OffsetSync] = []
+    expected: list[OffsetSync] = []
+    for run in RUNS[case]:
+        upstream, downstream = [u for u, _ in run], [d for _, d in run]
+        synced += batched.sync_run(("t", 0), upstream, downstream)
+        expected += per_record(one_by_one, run)
+    assert synced == expected
+    batched.promote_delayed()
+    one_by_one.promote_delayed()
+    assert batched.take_pending() == one_by_one.take_pending()  # the last record, at commit
