@@ -1,7 +1,7 @@
 """The PostgreSQL CDC connector against a hand-written replication reader of the same slot.
 
     python bench/bench_cdc.py [--transactions N] [--rounds R] [--lag-seconds S] [--rate C]
-                              [--only throughput|lag] [--profile FILE]
+                              [--only throughput|lag] [--profile FILE] [--compression CODEC]
 
 A throwaway PostgreSQL (``wal_level=logical``, from the installed binaries, as the tests
 start it) and the embedded broker. The writer is PostgreSQL's own ``pgbench`` (TPC-B-like:
@@ -20,7 +20,9 @@ each slot is drained to Kafka in turn, timed from start to the last change acked
   settings (``cdc_hand_reader.py``).
 
 Both print their mean record size: Debezium's envelope with its schema is about 14x the hand
-reader's JSON.
+reader's JSON, so without compression the broker's ingest of those bytes alone bounds the
+task (the ``broker`` line: the task's own records, already encoded, produced again with the
+same settings). ``--compression lz4`` sets ``producer.compression.type`` for both readers.
 
 Lag: ``pgbench -R`` at a steady ``--rate`` changes/s for ``--lag-seconds`` while the reader
 streams; a consumer of the topics takes, per change, the record's CreateTime (set when the
@@ -51,9 +53,10 @@ from typing import Any
 
 import orjson
 from cdc_hand_reader import PUBLICATION, TABLES, HandReader
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 
+from sparkcat.kafka import clients
 from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime.tasks import client_cache
 from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
@@ -106,6 +109,10 @@ def create_topics(servers: str, topics: list[str]) -> None:
 
 
 # ----------------------------------------------------------------------- the connector
+# Worker settings of both readers' producers (``--compression`` adds producer.compression.type).
+PRODUCER: dict[str, str] = {}
+
+
 class TaskReader:
     """Source leases of the connector's task, one after another from the committed offsets."""
 
@@ -120,7 +127,7 @@ class TaskReader:
             "poll.interval.ms": "100",
         }  # fmt: skip
         self.worker = {"bootstrap.servers": servers, "key.converter": JSON,
-                       "value.converter": JSON}  # fmt: skip
+                       "value.converter": JSON, **PRODUCER}  # fmt: skip
         self.offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
         self.records = 0
         self.stop = threading.Event()
@@ -206,7 +213,7 @@ def throughput(server: Any, servers: str, transactions: int, profile: str | None
             str(transactions // clients_n))  # fmt: skip
     expected = transactions // clients_n * clients_n * CHANGES_PER_TX
     task = TaskReader(server, dbname, servers, slots[0])
-    hand = HandReader(server, dbname, servers, slots[1])
+    hand = HandReader(server, dbname, servers, slots[1], PRODUCER)
     create_topics(servers, task.topics() + hand.topics())
     rows = []
     drains: list[tuple[str, Callable[[], None]]] = [
@@ -230,8 +237,42 @@ def throughput(server: Any, servers: str, transactions: int, profile: str | None
     for name, topic in (("task", task.topics()[0]), ("hand", hand.topics()[0])):
         print(f"{name}: {mean_bytes(servers, topic):,.0f} B a record (key + value) "
               f"in {topic}", flush=True)  # fmt: skip
+    elapsed = reproduce(servers, task.topics(), expected)
+    rows.append(("broker", expected, elapsed, expected / elapsed))
+    print(f"broker: the task's {expected:,} records produced again in {elapsed:.2f} s = "
+          f"{expected / elapsed:,.0f}/s", flush=True)  # fmt: skip
     client_cache.close_all()
     return rows
+
+
+def reproduce(servers: str, topics: list[str], expected: int) -> float:
+    """Seconds to produce the task's records again, as bytes, with the same producer
+    settings: what the broker's ingest of Debezium's envelopes alone costs."""
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "bench-cdc-copy",
+                         "enable.auto.commit": False})  # fmt: skip
+    consumer.assign([TopicPartition(t, 0, 0) for t in topics])
+    records: list[tuple[bytes | None, bytes | None]] = []
+    while len(records) < expected:
+        batch = consumer.consume(10_000, 5.0)
+        if not batch:
+            break
+        records += [(m.key(), m.value()) for m in batch if m.error() is None]
+    consumer.close()
+    target = f"copy{uuid.uuid4().hex[:6]}"
+    create_topics(servers, [target])
+    config = clients.producer_config({"bootstrap.servers": servers, **PRODUCER})
+    config["delivery.report.only.error"] = True  # type: ignore[assignment]
+    producer = Producer(config)
+    started = time.perf_counter()
+    for key, value in records:
+        while True:
+            try:
+                producer.produce(target, value, key)
+                break
+            except BufferError:
+                producer.poll(0.05)
+    producer.flush(120)
+    return time.perf_counter() - started
 
 
 def mean_bytes(servers: str, topic: str, n: int = 2000) -> float:
@@ -261,7 +302,7 @@ def lag(server: Any, servers: str, seconds: int, rate: int, worker: bool) -> Non
             reader: TaskReader | HandReader | WorkerReader = (
                 WorkerReader(server, dbname, servers, slot, Path(tmp)) if name == "worker"
                 else TaskReader(server, dbname, servers, slot) if name == "task"
-                else HandReader(server, dbname, servers, slot)
+                else HandReader(server, dbname, servers, slot, PRODUCER)
             )  # fmt: skip
             create_topics(servers, reader.topics())
             thread = threading.Thread(target=reader.run, daemon=True)
@@ -345,9 +386,12 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=1000, help="changes/s of the lag run")
     parser.add_argument("--only", choices=("throughput", "lag"))
     parser.add_argument("--profile", help="cProfile the task's drain into this file")
+    parser.add_argument("--compression", help="producer.compression.type of both readers")
     parser.add_argument("--worker", action="store_true",
                         help="lag through a real standalone worker instead of leases")  # fmt: skip
     args = parser.parse_args()
+    if args.compression:
+        PRODUCER["producer.compression.type"] = args.compression
     sys.path.insert(0, str(ROOT))
     from tests.support.cdc_servers import throwaway_postgres
 
@@ -368,9 +412,12 @@ def report_throughput(rows: list[Any]) -> None:
     """Per round (task and hand alternate, on the same changes), and the best of each."""
     task = [r[3] for r in rows if r[0] == "task"]
     hand = [r[3] for r in rows if r[0] == "hand"]
+    broker = [r[3] for r in rows if r[0] == "broker"]
     ratios = ", ".join(f"{t / h:.2f}" for t, h in zip(task, hand, strict=True))
+    bounds = ", ".join(f"{b / h:.2f}" for b, h in zip(broker, hand, strict=True))
     print(f"best of {len(task)}: task {max(task):,.0f}/s, hand {max(hand):,.0f}/s, ratio "
-          f"{max(task) / max(hand):.2f}; per round {ratios}", flush=True)  # fmt: skip
+          f"{max(task) / max(hand):.2f}; per round {ratios}; the broker alone with the "
+          f"task's bytes / hand, per round: {bounds}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

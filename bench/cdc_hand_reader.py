@@ -12,6 +12,7 @@ import select
 import struct
 import threading
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -54,10 +55,19 @@ def _tuple(data: bytes, pos: int) -> tuple[list[str | None], int]:
 class HandReader:
     """One replication connection; one JSON record per change, produced as it is decoded."""
 
-    def __init__(self, server: Any, dbname: str, servers: str, slot: str) -> None:
+    def __init__(
+        self,
+        server: Any,
+        dbname: str,
+        servers: str,
+        slot: str,
+        worker: Mapping[str, str] | None = None,
+    ) -> None:
         self.prefix = f"hand{uuid.uuid4().hex[:6]}"
         self.dsn, self.slot = server.dsn(dbname), slot
-        self.producer = Producer(clients.producer_config({"bootstrap.servers": servers}))
+        # ``worker``: worker settings such as producer.compression.type, as the task gets them.
+        config = clients.producer_config({"bootstrap.servers": servers, **(worker or {})})
+        self.producer = Producer(config)
         self.relations: dict[int, tuple[str, list[str], list[int]]] = {}
         self.records = 0
         self.stop = threading.Event()
