@@ -1,4 +1,4 @@
-"""The composition root: ``sparkcat standalone WORKER.properties [CONNECTOR ...]``
+"""The command line: ``sparkcat standalone WORKER.properties [CONNECTOR ...]``
 (``sparkcat distributed WORKER.properties`` is :mod:`sparkcat.cli_distributed`).
 
 Also installed as ``connect-standalone`` (Kafka's script name, same arguments) and answers
@@ -13,31 +13,22 @@ nothing started (connector configs are validated before the broker and Spark sta
 a connector fails to be created after start-up (Kafka's code). Kafka uses exit code 1 for
 usage errors; 2 is the Unix convention for bad arguments.
 
-Start-up order: logging, ``PYSPARK_PYTHON``/``PYSPARK_DRIVER_PYTHON`` (this interpreter
-unless set), the embedded broker when ``bootstrap.servers`` is absent or ``embedded``, the
-file offset store, the Spark engine, the herder, the REST server, the connectors, then a
-progress line on stderr whenever the counts change. Shutdown: REST server, engine (stops
-queries gracefully), offset store, broker.
+This module reads the command line and the files; the worker itself, its start-up and
+shutdown order and its signal handling are :mod:`sparkcat.assembly.connect_standalone`.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import os
-import signal
-import socket
 import sys
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import sparkcat
 from sparkcat.api.errors import ConfigError, ConnectError
-from sparkcat.cli_support import setup_logging as _setup_logging
-from sparkcat.kafka import admin as kafka_admin
+from sparkcat.assembly.connect_standalone import ConnectorRequest, ConnectStandalone
+from sparkcat.assembly.process import prepare_process
 from sparkcat.kafka.properties import load_properties
 from sparkcat.runtime.herder.validation import (
     check_connector_name,
@@ -47,23 +38,11 @@ from sparkcat.runtime.herder.validation import (
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.worker_config import WorkerConfig
 
-log = logging.getLogger("sparkcat")
 USAGE = "usage: sparkcat standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]"
-PROGRESS_INTERVAL_S = 5.0
 
 
 class UsageError(Exception):
     """A bad command line or an unreadable/invalid file: exit code 2, one line on stderr."""
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectorRequest:
-    """One connector file, read and checked."""
-
-    name: str
-    config: dict[str, str | None]  # a JSON null stays None: validation rejects it as Kafka does
-    initial_state: str | None = None
-    initial_offsets: Any = None
 
 
 def read_connector_file(path: str) -> ConnectorRequest:
@@ -200,132 +179,8 @@ def run_standalone(args: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"sparkcat: {exc}", file=sys.stderr)
         return 2
-    _setup_logging()
-    for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
-        os.environ.setdefault(variable, sys.executable)
-    return _Worker(worker).run(requests)
-
-
-class _Worker:
-    """The running standalone worker: what was started, to be stopped in reverse order."""
-
-    def __init__(self, config: WorkerConfig) -> None:
-        self.config = config
-        self.broker: Any = None
-        self.offsets: Any = None
-        self.engine: Any = None
-        self.rest: Any = None
-        self.herder: Any = None
-        self.stop_event = threading.Event()
-
-    def run(self, requests: list[ConnectorRequest]) -> int:
-        # First: a SIGINT/SIGTERM at any moment of the start-up stops the worker as gracefully
-        # as one while it runs (exit 0), instead of killing it halfway through.
-        self._install_signal_handlers()
-        try:
-            self._start()
-            if self.stop_event.is_set():
-                return 0
-            failed = self._create(requests)
-            if failed:
-                return 3
-            # Spark builds in the background while the REST API and the connectors come up;
-            # the worker is ready (GET /health 200) once it runs, and exits if it cannot.
-            if not self.engine.wait_ready(self.stop_event):
-                return 0
-            self.herder.mark_ready()  # GET /health: 503 until here
-            self._report_progress()
-            return 0
-        except (ConnectError, OSError) as exc:
-            log.error("sparkcat worker failed: %s", exc)
-            return 3
-        finally:
-            self._shutdown()
-
-    def _start(self) -> None:
-        if self.config.uses_embedded_broker:
-            from sparkcat.kafka.broker import EmbeddedBroker
-
-            self.broker = EmbeddedBroker().start()
-            log.info("Started the embedded Kafka broker at %s", self.broker.bootstrap_servers)
-            self.config = self.config.with_bootstrap_servers(self.broker.bootstrap_servers)
-        from sparkcat.runtime.stores.offsets import FileOffsetStore
-
-        self.offsets = FileOffsetStore(self.config.get_string("offset.storage.file.filename"))
-        from sparkcat.engine import SparkEngine  # lazily: it imports pyspark
-
-        self.engine = SparkEngine(self.config.strings(), self.offsets)
-        from sparkcat.runtime.rest.app import create_app
-        from sparkcat.runtime.rest.server import RestServer
-        from sparkcat.runtime.standalone.herder import StandaloneHerder
-
-        registry = default_registry(self.config.plugin_path())
-        self.herder = StandaloneHerder(self.config, self.engine, self.offsets, registry, "")
-        self.herder.kafka_cluster_id = kafka_admin.cluster_id(self.config.strings())
-        self.rest = RestServer(
-            create_app(self.herder), self.config.get_list("listeners"), self.config.originals()
-        ).start()
-        self.herder.worker_id = _worker_id(self.config, self.rest.port)
-        log.info("REST server listening at %s", self.rest.url)
-
-    def _create(self, requests: list[ConnectorRequest]) -> bool:
-        failed = False
-        for request in requests:
-            try:
-                self.herder.create_connector(
-                    request.name, request.config, request.initial_state, request.initial_offsets
-                )
-                log.info("Created connector %s", request.name)
-            except ConnectError as exc:
-                log.error("Failed to create connector %s: %s", request.name, exc)
-                failed = True
-        return failed
-
-    def _install_signal_handlers(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: self.stop_event.set())
-
-    def _report_progress(self) -> None:
-        last = ""
-        while not self.stop_event.wait(PROGRESS_INTERVAL_S):
-            line = progress_line(self.herder)
-            if line and line != last:
-                print(f"[sparkcat] {line}", file=sys.stderr, flush=True)
-                last = line
-
-    def _shutdown(self) -> None:
-        log.info("sparkcat is shutting down")
-        steps: list[tuple[str, Callable[[], object]]] = [
-            ("REST server", lambda: self.rest and self.rest.stop()),
-            ("engine", lambda: self.engine and self.engine.close()),
-            ("offset store", lambda: self.offsets and (self.offsets.flush(), self.offsets.close())),
-            ("embedded broker", lambda: self.broker and self.broker.stop()),
-        ]
-        for what, step in steps:
-            try:
-                step()
-            except Exception:
-                log.exception("Could not stop the %s cleanly", what)
-
-
-def progress_line(herder: Any) -> str:
-    """``name: 12,345 records copied (RUNNING) | ...`` for every connector."""
-    counts = herder.records_copied()
-    parts = []
-    for name in herder.connectors():
-        status = herder.status.get(name)
-        state = status.state.value if status is not None else "UNASSIGNED"
-        parts.append(f"{name}: {counts.get(name, 0):,} records copied ({state})")
-    return " | ".join(parts)
-
-
-def _worker_id(config: WorkerConfig, port: int) -> str:
-    """Kafka's worker id: the advertised REST ``host:port``."""
-    host = config.get("rest.advertised.host.name") or socket.gethostname()
-    advertised_port = config.get("rest.advertised.port") or port
-    return f"{host}:{advertised_port}"
+    prepare_process()
+    return ConnectStandalone(worker).run(requests)
 
 
 if __name__ == "__main__":

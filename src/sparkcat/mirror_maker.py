@@ -18,14 +18,12 @@ on stderr, nothing started), 0 after SIGINT/SIGTERM.
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sparkcat.api.errors import ConfigError, ConnectError
+from sparkcat.assembly.process import Process, prepare_process
 from sparkcat.kafka.properties import load_properties
 from sparkcat.mirror_maker_config import CONNECTORS, MirrorMakerConfig, SourceAndTarget
 from sparkcat.runtime.distributed.config import DistributedConfig
@@ -82,80 +80,66 @@ def run_mirror_maker(args: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"sparkcat: {exc}", file=sys.stderr)
         return 2
-    from sparkcat.cli_support import setup_logging
-
-    setup_logging()
-    for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
-        os.environ.setdefault(variable, sys.executable)
+    prepare_process()
     return MirrorMaker(flows).run()
 
 
 class MirrorMaker:
-    """The running flows: one herder and engine per flow on one SparkSession."""
+    """The running flows: one herder and engine per flow on one SparkSession, the process
+    parts (signals, shutdown order) of :mod:`sparkcat.assembly.process`."""
 
     def __init__(
         self, flows: list[tuple[SourceAndTarget, DistributedConfig, MirrorMakerConfig]]
     ) -> None:
         self.flows = flows
-        self.stop_event = threading.Event()
-        self.session: Any = None
-        self.parts: list[tuple[Any, Any, Any]] = []  # (engine, offsets, statuses)
+        self.process = Process()
 
     def run(self) -> int:
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda *_: self.stop_event.set())
+        self.process.install_signal_handlers()
         try:
             self.start()
             log.info("MirrorMaker running %s", ", ".join(str(p) for p, _, _ in self.flows))
-            self.stop_event.wait()
+            self.process.stop_event.wait()
             return 0
         except (ConnectError, OSError) as exc:
             log.error("MirrorMaker failed: %s", exc)
             return 3
         finally:
-            self.shutdown()
+            self.process.shutdown()
 
     def start(self) -> None:
-        from sparkcat.engine import SparkEngine
+        """The shared SparkSession, then per flow its stores, engine and herder, which runs
+        the flow's connectors; each part is stopped at shutdown in reverse order."""
         from sparkcat.engine.session import build_session
-        from sparkcat.runtime.isolation.plugins import default_registry
-        from sparkcat.runtime.standalone.herder import StandaloneHerder
-        from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
-        from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
 
-        first = self.flows[0][1]
-        self.session = build_session(first.strings())
+        session = build_session(self.flows[0][1].strings())
+        self.process.on_shutdown("SparkSession", session.stop)
         for pair, worker, config in self.flows:
-            props = worker.strings()
-            offsets = KafkaOffsetBackingStore(props, client_id=f"{pair}|offsets")
-            statuses = KafkaStatusBackingStore(props, client_id=f"{pair}|statuses")
-            self.parts.append((None, offsets, statuses))
-            offsets.start()
-            statuses.start()
-            engine = SparkEngine(props, offsets, session=self.session)
-            self.parts[-1] = (engine, offsets, statuses)
-            registry = default_registry(worker.plugin_path())
-            herder = StandaloneHerder(worker, engine, offsets, registry, str(pair), statuses)
+            herder = self._start_flow(pair, worker, session)
             for connector in CONNECTORS:
                 herder.create_connector(
                     connector, config.connector_config(pair, connector), None, None
                 )
             herder.mark_ready()
 
-    def shutdown(self) -> None:
-        steps: list[Callable[[], object]] = []
-        for engine, offsets, statuses in reversed(self.parts):
-            if engine is not None:
-                steps.append(engine.close)
-            steps += [statuses.flush, statuses.stop, offsets.close]
-        if self.session is not None:
-            steps.append(self.session.stop)
-        for step in steps:
-            try:
-                step()
-            except Exception:
-                log.exception("Could not stop MirrorMaker cleanly")
+    def _start_flow(self, pair: SourceAndTarget, worker: DistributedConfig, session: Any) -> Any:
+        from sparkcat.engine import SparkEngine
+        from sparkcat.runtime.isolation.plugins import default_registry
+        from sparkcat.runtime.standalone.herder import StandaloneHerder
+        from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
+        from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
+
+        props = worker.strings()
+        offsets = KafkaOffsetBackingStore(props, client_id=f"{pair}|offsets")
+        self.process.on_shutdown(f"offset store of {pair}", offsets.close)
+        statuses = KafkaStatusBackingStore(props, client_id=f"{pair}|statuses")
+        self.process.on_shutdown(f"status store of {pair}", statuses.flush, statuses.stop)
+        offsets.start()
+        statuses.start()
+        engine = SparkEngine(props, offsets, session=session)
+        self.process.on_shutdown(f"engine of {pair}", engine.close)
+        registry = default_registry(worker.plugin_path())
+        return StandaloneHerder(worker, engine, offsets, registry, str(pair), statuses)
 
 
 __all__ = ["USAGE", "MirrorMaker", "parse_args", "run_mirror_maker"]

@@ -7,8 +7,10 @@
 | kafka | api and runtime.config_provider (client settings resolve ${...} variables) |
 | runtime | anything but pyspark and sparkcat.engine (its seam is sparkcat.runtime.engine_api) |
 | engine | anything but sparkcat.runtime.rest |
-| embedded | anything but pyspark (it reaches Spark through sparkcat.engine), cli and cli_support |
-| cli | everything; nothing imports it |
+| embedded | anything but pyspark (it reaches Spark through sparkcat.engine) and the cli modules |
+| assembly | everything (the composition roots); imported only by cli*, embedded, mirror_maker |
+| mirror_maker | everything but the cli modules; imported only by cli |
+| cli, cli_* | everything; imported by no other layer (cli dispatches to its siblings) |
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src" / "sparkcat"
 PLUGIN_LAYERS = ("converters", "transforms", "connectors")
 LOWER_LAYERS = ("api", *PLUGIN_LAYERS, "runtime", "engine", "kafka")
+ASSEMBLY_USERS = ("assembly", "embedded", "mirror_maker")  # and the cli modules
 
 
 def _module_name(path: Path) -> str:
@@ -65,13 +68,19 @@ def _under(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
+def _is_cli(layer: str) -> bool:
+    return layer == "cli" or layer.startswith("cli_")
+
+
 def _violations(module: str, imported: str) -> str | None:
     layer = _layer(module)
     top = imported.split(".")[0]
-    if _under(imported, "sparkcat.cli"):
-        return "nothing imports sparkcat.cli"
-    if _under(imported, "sparkcat.cli_support") and layer in (*LOWER_LAYERS, "embedded"):
-        return "the command lines' helpers are theirs: the embedded API and below never import them"
+    if top == "sparkcat" and _is_cli(_layer(imported)) and not _is_cli(layer):
+        return "nothing but the command lines imports sparkcat.cli*"
+    if _under(imported, "sparkcat.assembly") and not (_is_cli(layer) or layer in ASSEMBLY_USERS):
+        return "only the command lines, the embedded API and MirrorMaker build an assembly"
+    if _under(imported, "sparkcat.mirror_maker") and layer not in ("mirror_maker", "cli"):
+        return "only the command line runs MirrorMaker's dedicated mode"
     if top == "pyspark" and layer != "engine":
         return "only sparkcat.engine imports pyspark"
     if layer == "api":
@@ -129,9 +138,23 @@ def test_imports_respect_the_layers(path: Path) -> None:
     ("module", "imported", "allowed"),
     [
         ("sparkcat.api.records", "collections.abc", True),
-        ("sparkcat.embedded.worker", "sparkcat.cli_support", False),
-        ("sparkcat.runtime.herder.base", "sparkcat.cli_support", False),
-        ("sparkcat.cli_distributed", "sparkcat.cli_support", True),
+        ("sparkcat.embedded.worker", "sparkcat.cli_distributed", False),
+        ("sparkcat.runtime.herder.base", "sparkcat.cli_manage", False),
+        ("sparkcat.assembly.process", "sparkcat.cli", False),
+        ("sparkcat.mirror_maker", "sparkcat.cli", False),
+        ("sparkcat.cli", "sparkcat.cli_distributed", True),
+        ("sparkcat.cli", "sparkcat.mirror_maker", True),
+        ("sparkcat.embedded.connect", "sparkcat.mirror_maker", False),
+        ("sparkcat.cli_distributed", "sparkcat.assembly.connect_distributed", True),
+        ("sparkcat.embedded.connect", "sparkcat.assembly.connect_distributed", True),
+        ("sparkcat.mirror_maker", "sparkcat.assembly.process", True),
+        ("sparkcat.assembly.connect_standalone", "sparkcat.engine", True),
+        ("sparkcat.runtime.worker", "sparkcat.assembly.process", False),
+        ("sparkcat.runtime.herder.base", "sparkcat.assembly.connect_standalone", False),
+        ("sparkcat.engine.spark_engine", "sparkcat.assembly", False),
+        ("sparkcat.kafka.broker", "sparkcat.assembly.process", False),
+        ("sparkcat.runtime.worker", "sparkcat.engine.spark_engine", False),
+        ("sparkcat.runtime.worker", "sparkcat.runtime.engine_api", True),
         ("sparkcat.kafka.clients", "sparkcat.runtime.worker_config", False),
         ("sparkcat.kafka.clients", "sparkcat.runtime.config_provider", True),
         ("sparkcat.kafka.admin", "sparkcat.kafka.properties", True),

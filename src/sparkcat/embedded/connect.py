@@ -23,10 +23,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sparkcat.api.errors import AlreadyExistsError, ConfigError, ConnectError
+from sparkcat.assembly.connect_distributed import ConnectDistributed
 from sparkcat.embedded.connector import Connector
 from sparkcat.embedded.errors import ConnectorConfigError
 from sparkcat.embedded.leader import call_leader
-from sparkcat.embedded.worker import EmbeddedWorker, string_map, worker_properties
+from sparkcat.embedded.worker import string_map, worker_properties
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class Connect:
 
         self.app_id = app_id
         props = worker_properties(app_id, config or {}, rest)
-        worker = EmbeddedWorker(DistributedConfig(props))
+        worker = ConnectDistributed(DistributedConfig(props))
         self._lock = threading.Lock()
         self._closed = False
         self._queries: list[Any] = []

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from sparkcat.api.errors import NotFoundError
-from sparkcat.embedded.worker import EmbeddedWorker
+from sparkcat.assembly.connect_distributed import ConnectDistributed
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.forwarding import install
 from sparkcat.runtime.distributed.herder import (
@@ -69,21 +69,24 @@ class RecordingEngine:
         self.plans.clear()
 
 
-def _member(props: dict[str, str]) -> EmbeddedWorker:
+def _member(props: dict[str, str]) -> ConnectDistributed:
     """A distributed member as ``sparkcat distributed`` assembles it, on the engine double."""
     config = DistributedConfig(props)
-    member = EmbeddedWorker(config)
+    member = ConnectDistributed(config)
     member.start_stores()
     member.engine = RecordingEngine()
+    member.process.on_shutdown("engine", member.engine.close)
     registry = default_registry(config.plugin_path())
     herder = DistributedHerder(config, member.engine, member.offsets, registry, "",
                                member.configs, member.statuses, "")  # fmt: skip
     app = create_app(herder)
     install(app, herder)
     member.rest = RestServer(app, "http://127.0.0.1:0").start()
+    member.process.on_shutdown("REST server", member.rest.stop)
     herder.worker_id = f"127.0.0.1:{member.rest.port}"
     herder.rest_url = f"http://127.0.0.1:{member.rest.port}/"
     member.herder = herder
+    member.process.on_shutdown("herder", herder.stop)
     herder.start()
     return member
 
@@ -100,14 +103,14 @@ def _wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
 
 @dataclass
 class Group:
-    members: list[EmbeddedWorker]
+    members: list[ConnectDistributed]
     vault: Path
     proofs: Path
 
     def leader(self) -> DistributedHerder:
         return next(m.herder for m in self.members if m.herder.is_leader())
 
-    def follower(self) -> EmbeddedWorker:
+    def follower(self) -> ConnectDistributed:
         return next(m for m in self.members if not m.herder.is_leader())
 
 
@@ -136,7 +139,7 @@ def group(kafka_broker: Any, unique_topic: Callable[[str], str], tmp_path: Path)
         "config.providers.file.param.allowed.paths": str(vault),
         "config.providers.file.ttl": "1000",
     }
-    members: list[EmbeddedWorker] = []
+    members: list[ConnectDistributed] = []
     try:
         members.append(_member(props))
         assert members[0].herder.wait_stable(60)
@@ -166,7 +169,7 @@ def _seen(group: Group, name: str) -> str | None:
     return json.loads(proof.read_text(encoding="utf-8"))["token"] if proof.exists() else None
 
 
-def _runs(member: EmbeddedWorker, name: str) -> bool:
+def _runs(member: ConnectDistributed, name: str) -> bool:
     herder = member.herder
     assignment = herder.assignment
     status = herder.status.get(name)
@@ -194,11 +197,11 @@ def _create(group: Group, name: str, config: dict[str, str]) -> None:
     _wait(created, 60, f"{name} to be created")
 
 
-def _settle(group: Group, names: list[str]) -> dict[str, EmbeddedWorker]:
+def _settle(group: Group, names: list[str]) -> dict[str, ConnectDistributed]:
     """Wait until every connector of ``names`` runs with its two task configs in a group that
     is not rebalancing; the owner of each."""
 
-    def settled() -> dict[str, EmbeddedWorker] | None:
+    def settled() -> dict[str, ConnectDistributed] | None:
         owners = {n: m for n in names for m in group.members if _runs(m, n)}
         planned = all(len(m.herder.snapshot.all_task_configs(n)) == 2 for n in names
                       for m in group.members)  # fmt: skip
