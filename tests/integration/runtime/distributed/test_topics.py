@@ -188,7 +188,7 @@ def test_deleting_the_connector_tombstones_its_topics_once_its_tasks_stopped(
         runner.on_topics("c", 0, ["orders"])
         runner.delete_connector("c")
         runner.tick()
-        assert "c" in runner.engine.stopped  # type: ignore[attr-defined]
+        assert "c" in runner.worker.engine.stopped  # type: ignore[attr-defined]
         runner.on_topics("c", 0, ["late"])  # a lease that ended after the stop
         runner.status.flush()  # type: ignore[attr-defined]
         records = _topic_records(worker)
