@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 from sparkcat.api.data import Date, Decimal, Schema, SchemaBuilder, Time, Timestamp, Type
+from sparkcat.api.errors import ConnectError
 
 log = logging.getLogger(__name__)
 
@@ -291,7 +292,7 @@ def sql_type(dialect: str, schema: Schema, is_key: bool = False) -> str:
                 Time.LOGICAL_NAME: "TIME",
                 Timestamp.LOGICAL_NAME: "DATETIME",
             }[logical]
-        return _SQLITE[t]
+        return _mapped(_SQLITE, schema)
     if logical == Decimal.LOGICAL_NAME:
         scale = int((schema.parameters or {}).get(Decimal.SCALE_FIELD, "0"))
         return f"DECIMAL(65,{scale})" if dialect == "MySqlDatabaseDialect" else "DECIMAL"
@@ -306,14 +307,27 @@ def sql_type(dialect: str, schema: Schema, is_key: bool = False) -> str:
             return "VARCHAR(256)" if is_key else "TEXT"
         if t is Type.BYTES:
             return "VARBINARY(1024)" if is_key else "BLOB"
-        return _MYSQL[t]
+        return _mapped(_MYSQL, schema)
     if logical == Date.LOGICAL_NAME:
         return "DATE"
     if logical == Time.LOGICAL_NAME:
         return "TIME"
     if logical == Timestamp.LOGICAL_NAME:
         return "TIMESTAMP"
-    return _POSTGRES[t]
+    return _mapped(_POSTGRES, schema)
+
+
+def _mapped(types: dict[Type, str], schema: Schema) -> str:
+    """The dialect's column type of ``schema``'s type; structs, arrays and maps (a Debezium
+    ``VariableScaleDecimal``, say) have none: Kafka's JDBC sink fails such a record with this
+    message rather than a bare lookup error."""
+    found = types.get(schema.type)
+    if found is None:
+        raise ConnectError(
+            f"{schema.name} ({schema.type.name}) type doesn't have a mapping to the SQL "
+            "database column type"
+        )
+    return found
 
 
 _POSTGRES = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import re
 
 import pytest
 import sqlalchemy as sa
@@ -22,9 +23,11 @@ from sparkcat.api.data import (
     Date,
     Decimal,
     Schema,
+    SchemaBuilder,
     Time,
     Timestamp,
 )
+from sparkcat.api.errors import ConnectError
 from sparkcat.connectors.jdbc.types import column_mapping, param_converter, sql_type
 
 
@@ -112,6 +115,26 @@ def test_connect_schemas_map_to_column_types(schema: Schema, pg: str, my: str, l
     assert sql_type("PostgreSqlDatabaseDialect", schema) == pg
     assert sql_type("MySqlDatabaseDialect", schema) == my
     assert sql_type("SqliteDatabaseDialect", schema) == lite
+
+
+@pytest.mark.parametrize(
+    "dialect", ["PostgreSqlDatabaseDialect", "MySqlDatabaseDialect", "SqliteDatabaseDialect"]
+)
+def test_a_struct_field_has_no_column_type(dialect: str) -> None:
+    # Debezium's VariableScaleDecimal (a NUMERIC without precision), unwrapped into a row.
+    struct = (
+        SchemaBuilder.struct()
+        .name("io.debezium.data.VariableScaleDecimal")
+        .field("scale", INT32_SCHEMA)
+        .field("value", BYTES_SCHEMA)
+        .build()
+    )
+    message = (
+        "io.debezium.data.VariableScaleDecimal (STRUCT) type doesn't have a mapping to the SQL "
+        "database column type"
+    )
+    with pytest.raises(ConnectError, match=re.escape(message)):
+        sql_type(dialect, struct)
 
 
 def test_mysql_key_columns_get_indexable_types() -> None:
