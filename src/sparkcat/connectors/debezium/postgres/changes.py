@@ -1,8 +1,8 @@
 """The streaming hot path: ``pgoutput`` change messages of one relation straight to records.
 
-Every change of a captured table used to take four steps, each building its own objects: the
-generic decoder (a message dataclass and a tuple of texts), a row dict, the typed values, and
-the structs. A :class:`ChangePlan` is built once per ``Relation`` message instead and turns an
+The general path takes four steps per change, each building its own objects: the generic
+decoder (a message dataclass and a tuple of texts), a row dict, the typed values, and the
+structs. A :class:`ChangePlan` is built once per ``Relation`` message instead and turns an
 ``I``/``U``/``D`` payload into the change events in one pass: a function generated for the
 relation's columns reads each column's text out of the payload and converts it to its Connect
 value in place (``int(...)`` for integer columns, a UTF-8 decode for text, the column's parser
@@ -13,8 +13,9 @@ The plan handles the common shapes only. It returns ``False`` (and has changed n
 what the general path in :mod:`~sparkcat.connectors.debezium.postgres.stream` knows better:
 unchanged TOASTed or binary columns, a column count that differs from the relation's, an
 update that changes the key (Debezium's delete + tombstone + create), or a value that does not
-parse (the general path then raises the same error with its context). Both paths give equal
-records; the tests compare them.
+parse (the general path then raises the same error with its context). The stream reader does
+not use plans while it skips already-sent events after a restart or runs an incremental
+snapshot. Both paths give equal records; the tests compare them.
 """
 
 from __future__ import annotations
