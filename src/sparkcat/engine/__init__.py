@@ -6,7 +6,7 @@ leases (:mod:`sparkcat.runtime.tasks.lease`) executed on Spark executors.
 ``SparkEngine`` is imported on first use (PEP 562): every Python process Spark starts for a
 query (data-source lookup, creation, read planning, the streaming source runner, executors'
 workers) imports this package to unpickle sparkcat's data sources, and the whole engine
-(Spark-native connectors, storage formats, pyarrow) would cost each of them ~0.5 s.
+(the Spark-native data plane, pyarrow) would cost each of them ~0.5 s.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 Sink side: a Connect value schema becomes the Spark schema of a write (Struct -> StructType
 with one column per top-level field, arrays, maps, Decimal/Date/Timestamp logical types;
 Connect's Time, which Spark has no type for, becomes an INT column of milliseconds of the
-day), and records become Arrow record batches of that schema. The Connect -> Arrow mapping is
-the storage sink's (:func:`sparkcat.connectors.storage.formats.parquet.arrow_type`), so the
-two sinks write the same Parquet types.
+day), and records become Arrow record batches of that schema. The Connect -> Arrow types are
+those of the storage sink's Parquet files but for Time (``tests/unit/engine/test_native_schema``
+checks that the two sinks agree); they are written here because the engine imports no
+connector.
 
 Source side: a Spark schema becomes a Connect struct schema, and Arrow rows become Structs.
 """
@@ -24,8 +25,6 @@ from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from sparkcat.api import Schema, SchemaBuilder, Struct, Type
 from sparkcat.api.data import Date, Decimal, Time, Timestamp
 from sparkcat.api.errors import DataError
-from sparkcat.connectors.storage.formats.base import to_native
-from sparkcat.connectors.storage.formats.parquet import arrow_type
 
 __all__ = [
     "arrow_target",
@@ -40,20 +39,43 @@ __all__ = [
 _FLAT_FORMATS = {"csv", "text"}
 
 
+_PRIMITIVE = {
+    Type.INT8: pa.int8(),
+    Type.INT16: pa.int16(),
+    Type.INT32: pa.int32(),
+    Type.INT64: pa.int64(),
+    Type.FLOAT32: pa.float32(),
+    Type.FLOAT64: pa.float64(),
+    Type.BOOLEAN: pa.bool_(),
+    Type.STRING: pa.string(),
+    Type.BYTES: pa.binary(),
+}
+# Time is int32 milliseconds of the day: Spark has no time type.
+_LOGICAL = {
+    Date.LOGICAL_NAME: pa.date32(),
+    Time.LOGICAL_NAME: pa.int32(),
+    Timestamp.LOGICAL_NAME: pa.timestamp("ms", tz="UTC"),
+}
+
+
 def _arrow(schema: Schema) -> pa.DataType:
-    """The storage sink's Arrow type, with Time as int32 (Spark has no time type)."""
-    if schema.name == Time.LOGICAL_NAME:
-        return pa.int32()
+    """The Arrow type of values of ``schema`` in a Spark write."""
+    if schema.name in _LOGICAL:
+        return _LOGICAL[schema.name]
+    if schema.name == Decimal.LOGICAL_NAME:
+        params = schema.parameters or {}
+        precision = int(params.get("connect.decimal.precision", "38"))
+        return pa.decimal128(min(precision, 38), int(params.get("scale", "0")))
+    if schema.type in _PRIMITIVE:
+        return _PRIMITIVE[schema.type]
     if schema.type is Type.ARRAY:
         assert schema.value_schema is not None
         return pa.list_(pa.field("element", _arrow(schema.value_schema), True))
     if schema.type is Type.MAP:
         assert schema.key_schema is not None and schema.value_schema is not None
         return pa.map_(_arrow(schema.key_schema), pa.field("value", _arrow(schema.value_schema)))
-    if schema.type is Type.STRUCT and schema.name not in (Decimal.LOGICAL_NAME,):
-        return pa.struct([pa.field(f.name, _arrow(f.schema), f.schema.optional)
-                          for f in schema.fields])  # fmt: skip
-    return arrow_type(schema)
+    return pa.struct([pa.field(f.name, _arrow(f.schema), f.schema.optional)
+                      for f in schema.fields])  # fmt: skip
 
 
 def spark_schema(schema: Schema) -> st.StructType:
@@ -108,12 +130,27 @@ def _time_ms(value: Any) -> Any:
     return value
 
 
+def _native(schema: Schema | None, value: Any) -> Any:
+    """A Connect value as nested dicts/lists, as pyarrow takes them (logical values stay
+    Python objects)."""
+    if isinstance(value, Struct):
+        return {
+            f.name: _native(f.schema, v)
+            for f, v in zip(value.schema.fields, value.values, strict=True)
+        }
+    if schema is not None and schema.type is Type.ARRAY and value is not None:
+        return [_native(schema.value_schema, v) for v in value]
+    if schema is not None and schema.type is Type.MAP and value is not None:
+        return {k: _native(schema.value_schema, v) for k, v in value.items()}
+    return value
+
+
 def _column(schema: Schema, values: list[Any]) -> list[Any]:
     if schema.name == Time.LOGICAL_NAME:
         return [_time_ms(v) for v in values]
     if schema.type.is_primitive:
         return values
-    return [to_native(schema, v) for v in values]
+    return [_native(schema, v) for v in values]
 
 
 def to_record_batch(

@@ -32,7 +32,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from sparkcat.api import Schema
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import TopicPartition
-from sparkcat.connectors.spark import config as c
+from sparkcat.engine import native_config as c
 from sparkcat.engine import native_read, native_schema
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
 from sparkcat.engine.native_loop import NativeLoop

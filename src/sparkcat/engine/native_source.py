@@ -29,7 +29,7 @@ from confluent_kafka import Producer
 
 from sparkcat.api.errors import ConnectError
 from sparkcat.api.records import SourceRecord
-from sparkcat.connectors.spark import config as c
+from sparkcat.engine import native_config as c
 from sparkcat.engine import native_schema
 from sparkcat.engine.native_loop import NativeLoop
 from sparkcat.kafka import clients

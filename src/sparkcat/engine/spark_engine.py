@@ -19,9 +19,9 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from sparkcat.api.errors import ConnectError, NotFoundError
-from sparkcat.connectors.spark.config import NATIVE_KEY
 from sparkcat.engine.connector_query import ConnectorQuery
 from sparkcat.engine.control_server import ControlServer
+from sparkcat.engine.native_config import NATIVE_KEY
 from sparkcat.engine.native_sink import NativeSinkQuery
 from sparkcat.engine.native_source import NativeSourceQuery
 from sparkcat.engine.session import build_session, spark_settings

@@ -28,8 +28,8 @@ from tests.support.jdbc_jars import (
     postgres_jar,
 )
 
-from sparkcat.connectors.spark import SparkSinkConnector
 from sparkcat.engine import SparkEngine
+from sparkcat.engine.native_connectors import SparkSinkConnector
 from sparkcat.kafka import admin as kafka_admin
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.isolation.plugins import default_registry

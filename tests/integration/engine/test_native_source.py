@@ -23,8 +23,8 @@ from tests.integration.engine.test_native_sink import (
 )
 from tests.support.engine import RecordingListener
 
-from sparkcat.connectors.spark import SparkSourceConnector
 from sparkcat.engine import SparkEngine
+from sparkcat.engine.native_connectors import SparkSourceConnector
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore

@@ -8,9 +8,11 @@ import decimal
 
 import pyarrow as pa
 import pytest
+from pyspark.sql.pandas.types import from_arrow_schema
 
 from sparkcat.api import Schema, SchemaBuilder, Struct
 from sparkcat.api.data import Date, Decimal, Time, Timestamp
+from sparkcat.connectors.storage.formats.parquet import arrow_schema
 from sparkcat.engine.native_schema import (
     arrow_target,
     connect_schema,
@@ -62,6 +64,18 @@ def test_struct_fields_become_columns_with_logical_types() -> None:
         "price:decimal(10,2),day:date,at:int,ts:timestamp,inner:struct<x:int>>"
     )
     assert [f.nullable for f in spark_schema(ORDER).fields][:2] == [False, True]
+
+
+def test_the_spark_and_storage_sinks_write_the_same_types() -> None:
+    """The engine has its own Connect -> Arrow table (it imports no connector): it must
+    give the storage sink's Parquet types, Time aside (Spark has no time type)."""
+    builder = SchemaBuilder.struct()
+    for field in ORDER.fields:
+        if field.schema.name != Time.LOGICAL_NAME:
+            builder.field(field.name, field.schema)
+    without_time = builder.build()
+    storage = from_arrow_schema(arrow_schema(without_time), prefer_timestamp_ntz=False)
+    assert spark_schema(without_time).simpleString() == storage.simpleString()
 
 
 def test_a_non_struct_value_is_one_value_column() -> None:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from sparkcat.connectors.spark import (
-    SparkSinkConnector,
-    SparkSinkTask,
-    SparkSourceConnector,
-    SparkSourceTask,
-)
-from sparkcat.connectors.spark.config import (
+from sparkcat.engine.native_config import (
     MARIADB_URL_MESSAGE,
     NATIVE_KEY,
     source_partition,
     spark_options,
+)
+from sparkcat.engine.native_connectors import (
+    SparkSinkConnector,
+    SparkSinkTask,
+    SparkSourceConnector,
+    SparkSourceTask,
 )
 from sparkcat.runtime.isolation.plugins import default_registry
 

@@ -1,4 +1,7 @@
-"""Config keys of the Spark-native connectors (sparkcat's own: Kafka has no such connector).
+"""Config keys of the Spark-native connectors (sparkcat's own: Kafka has no such connector),
+read by their connectors (:mod:`sparkcat.engine.native_connectors`) and their data plane
+(:mod:`sparkcat.engine.native_sink`, :mod:`sparkcat.engine.native_source`) alike. Imports
+:mod:`sparkcat.api` only: validation needs no Spark.
 
 ``spark.option.<name>`` keys are passed to Spark's reader or writer as option ``<name>``
 (``spark.option.compression=zstd``, ``spark.option.url=jdbc:postgresql://...``). The task

@@ -1,8 +1,17 @@
 """SparkSinkConnector and SparkSourceConnector: any Spark data source as a Connect sink or
 source (sparkcat's own connectors; ``docs/spark-connectors.md``).
 
-Written against :mod:`sparkcat.api` only: config, validation and task configs. The copying
-itself is Spark's (``sparkcat.engine.native_sink`` / ``native_source``).
+They live in the engine with their data plane (:mod:`sparkcat.engine.native_sink`,
+:mod:`sparkcat.engine.native_source`) and config (:mod:`sparkcat.engine.native_config`):
+unlike a plugin connector they do not run on their own, the engine copies their records with
+Spark's readers and writers. This module imports no pyspark, so the herder validates their
+configs and computes their task configs without a Spark session. Their names stay
+``sparkcat.connectors.spark.*`` in the plugin registry, which is where configs name them.
+
+The task classes are placeholders: the engine never runs instances of them (it sees
+``sparkcat.native`` in the task configs). They exist because every Connect connector names a
+task class (``task.class`` in its task configs, shown by ``GET /connectors/{name}/tasks``); an
+engine without the native path fails them with a clear message instead of copying nothing.
 """
 
 from __future__ import annotations
@@ -11,11 +20,45 @@ from collections.abc import Mapping, Sequence
 
 from sparkcat.api.config import ConfigDef
 from sparkcat.api.connector import Config, Task
-from sparkcat.api.records import TopicPartition
-from sparkcat.api.sink import SinkConnector
-from sparkcat.api.source import SourceConnector, SourceOffset, SourcePartition
-from sparkcat.connectors.spark import config as c
-from sparkcat.connectors.spark.tasks import SparkSinkTask, SparkSourceTask
+from sparkcat.api.errors import ConnectError
+from sparkcat.api.records import SinkRecord, SourceRecord, TopicPartition
+from sparkcat.api.sink import SinkConnector, SinkTask
+from sparkcat.api.source import SourceConnector, SourceOffset, SourcePartition, SourceTask
+from sparkcat.engine import native_config as c
+
+_ONLY_SPARK = "{} runs only on sparkcat's Spark engine, which copies with Spark's own {}"
+
+
+class SparkSinkTask(SinkTask):
+    """Placeholder task of :class:`SparkSinkConnector`."""
+
+    def version(self) -> str:
+        return c.VERSION
+
+    def start(self, props: dict[str, str]) -> None:
+        raise ConnectError(_ONLY_SPARK.format("SparkSinkConnector", "writers"))
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        raise ConnectError(_ONLY_SPARK.format("SparkSinkConnector", "writers"))
+
+    def stop(self) -> None:
+        """Nothing to release."""
+
+
+class SparkSourceTask(SourceTask):
+    """Placeholder task of :class:`SparkSourceConnector`."""
+
+    def version(self) -> str:
+        return c.VERSION
+
+    def start(self, props: dict[str, str]) -> None:
+        raise ConnectError(_ONLY_SPARK.format("SparkSourceConnector", "readers"))
+
+    def poll(self) -> list[SourceRecord] | None:
+        raise ConnectError(_ONLY_SPARK.format("SparkSourceConnector", "readers"))
+
+    def stop(self) -> None:
+        """Nothing to release."""
 
 
 class _SparkConnector:
@@ -90,3 +133,6 @@ class SparkSourceConnector(_SparkConnector, SourceConnector):
     ) -> bool:
         """Offsets are the last file or row copied, kept in Connect's offset store."""
         return True
+
+
+__all__ = ["SparkSinkConnector", "SparkSinkTask", "SparkSourceConnector", "SparkSourceTask"]
