@@ -169,7 +169,7 @@ class Connect:
         return Connector(herder, name)
 
     def _validate(self, props: dict[str, str]) -> None:
-        from sparkcat.runtime.connector_config import invalid_config_message
+        from sparkcat.runtime.rest.config_infos import invalid_config_message
 
         try:
             infos = self._herder.validate_config(props)

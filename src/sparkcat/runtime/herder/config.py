@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import (
     CONNECTOR_CLASS_CONFIG,
-    config_key_info,
     sink_config_def,
     source_config_def,
 )
 from sparkcat.runtime.isolation.plugins import PluginRegistry, kind_base
+from sparkcat.runtime.rest.config_infos import config_key_info
 from sparkcat.runtime.rest.entities import ConfigInfos, ConfigKeyInfo, ConnectorInfo, PluginInfo
 from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 

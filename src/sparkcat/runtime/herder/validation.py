@@ -50,10 +50,7 @@ from sparkcat.runtime.connector_config import (
     CONNECTOR_CLASS_CONFIG,
     NAME_CONFIG,
     connector_kind_error,
-    generate_result,
     has_dlq_topic,
-    merge_results,
-    prefixed_result,
     sink_config_def,
     source_config_def,
     uses_topic_creation,
@@ -61,6 +58,12 @@ from sparkcat.runtime.connector_config import (
 )
 from sparkcat.runtime.engine_api import ConnectorKind
 from sparkcat.runtime.isolation.plugins import PluginRegistry
+from sparkcat.runtime.rest.config_infos import (
+    generate_result,
+    invalid_config_message,
+    merge_results,
+    prefixed_result,
+)
 from sparkcat.runtime.rest.entities import ConfigInfos
 from sparkcat.runtime.rest.errors import BadRequestError
 from sparkcat.runtime.worker_config import (
@@ -172,8 +175,6 @@ def _with_variables(infos: ConfigInfos, raw: Mapping[str, str | None]) -> Config
 
 def ensure_valid(validation: Validation) -> None:
     """Raise Kafka's 400 ``Connector configuration is invalid ...`` if there were errors."""
-    from sparkcat.runtime.connector_config import invalid_config_message
-
     if validation.infos.error_count > 0:
         raise BadRequestError(invalid_config_message(validation.infos))
 
