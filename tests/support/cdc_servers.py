@@ -142,30 +142,44 @@ def cdc_postgres() -> Iterator[PostgresServer]:
 
 def read_topic(servers: str, topic: str, expected: int, timeout_s: float = 20.0) -> list[Any]:
     """``(key, value)`` JSON envelopes of partition 0 of ``topic`` (``None`` for a null),
-    read until ``expected`` arrived, then whatever else follows at once."""
+    read until ``expected`` arrived and everything the partition held when the call began
+    was read, then whatever else follows at once.
+
+    The high watermark makes ``expected=0`` ("nothing was written") mean something: without
+    it, the first empty fetch (before the consumer had even joined the partition) ended the
+    read, and a topic holding records read as empty.
+    """
     import time
 
-    import orjson
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": servers, "group.id": "unused",
                          "enable.auto.commit": False, "fetch.wait.max.ms": 50})  # fmt: skip
     found: list[Any] = []
     deadline = time.monotonic() + timeout_s
     try:
+        try:
+            _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout_s)
+        except KafkaException:  # no such topic (yet): nothing to wait for
+            high = 0
         consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        position = 0
         while time.monotonic() < deadline:
-            messages = consumer.consume(1000, 0.3)
-            found += [
-                (None if m.key() is None else orjson.loads(m.key()),
-                 None if m.value() is None else orjson.loads(m.value()))
-                for m in messages if m.error() is None
-            ]  # fmt: skip
-            if len(found) >= expected and not messages:
+            messages = [m for m in consumer.consume(1000, 0.3) if m.error() is None]
+            found += [(_json(m.key()), _json(m.value())) for m in messages]
+            if messages:
+                position = (messages[-1].offset() or 0) + 1
+            if len(found) >= expected and position >= high and not messages:
                 break
     finally:
         consumer.close()
     return found
+
+
+def _json(data: bytes | None) -> Any:
+    import orjson
+
+    return None if data is None else orjson.loads(data)
 
 
 __all__ = ["PostgresServer", "cdc_postgres", "read_topic", "throwaway_postgres"]
