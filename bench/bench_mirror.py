@@ -341,7 +341,7 @@ def report(
                     "MirrorSourceTask vs a hand-written consume -> produce loop between two "
                     "embedded brokers, same run; ratio = hand-written time / its "
                     "time.\n")  # fmt: skip
-    results += (
+    entry = (
         f"\n### {now} — {n:,} records of 100 B, {parts} partitions, Python "
         f"{platform.python_version()}, 2 cores shared with other work, load {load[0]:.1f}, "
         f"{load[1]:.1f}, {load[2]:.1f}"
@@ -352,7 +352,12 @@ def report(
         )
         + f"\n\n{text}"
     )
-    RESULTS.write_text(results, encoding="utf-8")
+    # At the end of this section, before the next one.
+    start = results.index(SECTION) + len(SECTION)
+    end = results.find("\n## ", start)
+    end = len(results) if end < 0 else end + 1
+    results = results[:end].rstrip("\n") + "\n" + entry + "\n" + results[end:]
+    RESULTS.write_text(results.rstrip("\n") + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
