@@ -235,6 +235,8 @@ class SourceRun:
                 continue
             if not batch:
                 producer.poll(0)
+                if self.deliveries:  # a quiet task's last batches, without waiting for the end
+                    self._commit_batches()
                 time.sleep(min(backoff, max(0.0, deadline - now)))
                 backoff = min(backoff * 2, _IDLE_BACKOFF_MAX_S)
                 continue
