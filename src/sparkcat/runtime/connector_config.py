@@ -71,6 +71,7 @@ def plugin_class_validator(registry: PluginRegistry | None, kind: str) -> Lambda
     ``ConcreteSubClassValidator``); ``None`` values pass. No registry: no check."""
     if registry is None:
         return None
+    from sparkcat.runtime.isolation.extras import MissingExtraError
     from sparkcat.runtime.isolation.plugins import kind_base
 
     def check(name: str, value: Any) -> None:
@@ -78,6 +79,8 @@ def plugin_class_validator(registry: PluginRegistry | None, kind: str) -> Lambda
             return
         try:
             cls = registry.find(str(value), kind)
+        except MissingExtraError as exc:  # a built-in whose pip extra is not installed
+            raise ConfigError(name, value, str(exc)) from exc
         except (ImportError, AttributeError, TypeError):
             cls = None
         if cls is None:
