@@ -186,3 +186,22 @@ def test_imports_respect_the_layers(path: Path) -> None:
 )
 def test_the_rules_themselves(module: str, imported: str, allowed: bool) -> None:
     assert (_violations(module, imported) is None) is allowed
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SRC / "runtime").rglob("*.py")), ids=lambda p: str(p.relative_to(SRC))
+)
+def test_no_module_reaches_into_a_herders_private_members(path: Path) -> None:
+    """``herder._x`` outside the herder's own classes: the distributed work module and the
+    rest use the herder's public interface (``self._herder`` is a module's own member)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    reached = [
+        f"line {node.lineno}: herder.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "herder"
+    ]
+    assert reached == []

@@ -35,7 +35,7 @@ from sparkcat.api.errors import ConnectError
 from sparkcat.runtime.config_provider import WorkerConfigTransformer, reverse_transform
 from sparkcat.runtime.connector_config import TOPICS_CONFIG, TOPICS_REGEX_CONFIG
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine, EngineListener
-from sparkcat.runtime.herder.offsets import make_context
+from sparkcat.runtime.herder.context import make_context
 from sparkcat.runtime.herder.state import ManagedConnector
 from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.metrics.registry import ConnectMetrics

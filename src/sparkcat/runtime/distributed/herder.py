@@ -123,7 +123,8 @@ class DistributedHerder(AbstractHerder):
         self._thread: threading.Thread | None = None
         self._kinds: dict[str, str] = {}
         self.rest_client = RestClient(worker_config)
-        # A follower's task configs travel to the leader off the tick thread (work.reconfigure).
+        # A follower's task configs travel to the leader off the tick thread
+        # (work.commit_task_configs).
         self.forwarder = ThreadPoolExecutor(4, thread_name_prefix="task-configs-to-leader")
         self.forwards: dict[str, Future[None]] = {}
 
@@ -289,7 +290,8 @@ class DistributedHerder(AbstractHerder):
     def leader_url(self) -> str | None:
         return None if self.member is None else self.member.leader_url
 
-    def _require_leader(self, operation: str) -> None:
+    def require_leader(self, operation: str) -> None:
+        """Raise unless this worker is the leader (after any rebalance under way ends)."""
         # Kafka's herder holds requests until the rebalance under way completes.
         if self.rebalancing and not self.wait_stable(REBALANCE_WAIT_S):
             raise ConnectRestError(STALE_CONFIG_MESSAGE, 409)
@@ -365,7 +367,7 @@ class DistributedHerder(AbstractHerder):
         self, name: str, config: Mapping[str, str]
     ) -> tuple[bool, ConnectorInfo]:
         given = check_connector_name(name, dict(config))
-        self._require_leader("update a connector config")
+        self.require_leader("update a connector config")
         validation = validate_connector_config(given, self.registry, self.worker_config)
         props = valid_config(validation, given)
         created = not self.configs.contains(name)
@@ -375,7 +377,7 @@ class DistributedHerder(AbstractHerder):
         return created, ConnectorInfo(name, props, tasks, validation.kind)
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> ConnectorInfo:
-        self._require_leader("patch a connector config")
+        self.require_leader("patch a connector config")
         _, config = self._snapshot_config(name)
         for key, value in patch.items():
             if value is None:
@@ -385,7 +387,7 @@ class DistributedHerder(AbstractHerder):
         return self.update_connector_config(name, config)[1]
 
     def delete_connector(self, name: str) -> None:
-        self._require_leader("delete a connector")
+        self.require_leader("delete a connector")
         self._snapshot_config(name)
         self.configs.remove_connector_config(name)
         self.status.remove(name)
@@ -403,7 +405,7 @@ class DistributedHerder(AbstractHerder):
 
     def stop_connector(self, name: str) -> None:
         """Kafka's order: an empty set of task configs, then the STOPPED target state."""
-        self._require_leader("stop a connector")
+        self.require_leader("stop a connector")
         if not self.configs.contains(name):
             raise NotFoundError(f"Unknown connector {name}")
         self.configs.put_task_configs(name, [])
@@ -413,7 +415,7 @@ class DistributedHerder(AbstractHerder):
         self, name: str, include_tasks: bool = False, only_failed: bool = False
     ) -> ConnectorStateInfo | None:
         """KIP-745 through a ``restart-connector-<c>`` record that every worker acts on."""
-        self._require_leader("restart a connector")
+        self.require_leader("restart a connector")
         snap = self.configs.snapshot()
         config = snap.connector_config(name)
         if config is None:
@@ -422,6 +424,11 @@ class DistributedHerder(AbstractHerder):
         if not include_tasks and not only_failed:
             return None
         return work.restart_plan(self, name, config, include_tasks, only_failed)
+
+    def add_restart_request(self, request: RestartRequest) -> None:
+        """A ``restart-connector-<c>`` record (the config store's reader thread)."""
+        with self._state_lock:
+            self.restarts.append(request)
 
     def _reload_connector(self, name: str) -> None:
         """A TTL expired with changed values (a timer thread): the tick thread restarts the
@@ -458,7 +465,7 @@ class DistributedHerder(AbstractHerder):
             if (name, task) in work.assigned_tasks(self):
                 work.restart_local_task(self, name, task)
                 return
-        self._require_leader("restart a task")
+        self.require_leader("restart a task")
         snap = self.configs.snapshot()
         if not snap.contains(name):
             raise NotFoundError(f"Unknown connector: {name}")
@@ -485,7 +492,7 @@ class DistributedHerder(AbstractHerder):
 
     def put_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
         """``POST /connectors/{c}/tasks`` (signature checked by the REST layer)."""
-        self._require_leader("write task configs")
+        self.require_leader("write task configs")
         if not self.configs.contains(name):
             raise NotFoundError(f"Unknown connector: {name}")
         self.configs.put_task_configs(name, configs)
@@ -499,7 +506,7 @@ class DistributedHerder(AbstractHerder):
                 "(exactly.once.source.support is not 'enabled')",
                 400,
             )
-        self._require_leader("fence zombie source tasks")
+        self.require_leader("fence zombie source tasks")
         from sparkcat.runtime.distributed.exactly_once import fence_zombies
 
         fence_zombies(self, name)
@@ -518,10 +525,17 @@ class DistributedHerder(AbstractHerder):
         return offsets.stopped_connector(self, name)
 
     # -- hooks of AbstractHerder --------------------------------------------------------------
-    def reconfigure_tasks(self, managed: ManagedConnector, force: bool = False) -> None:
-        work.reconfigure(self, managed, force)
+    def task_configs_pending(self, name: str) -> bool:
+        """The leader has not answered the task configs last sent to it yet."""
+        pending = self.forwards.get(name)
+        return pending is not None and not pending.done()
 
-    def _put_connector(self, name: str, state: State, trace: str | None = None) -> None:
+    def apply_task_configs(
+        self, managed: ManagedConnector, configs: list[dict[str, str]], force: bool
+    ) -> None:
+        work.commit_task_configs(self, managed, configs, force)
+
+    def put_connector_status(self, name: str, state: State, trace: str | None = None) -> None:
         generation = max(self.group_generation, 0)
         self.status.put(ConnectorStatus(name, state, self.worker_id, generation, trace))
 
@@ -531,6 +545,18 @@ class DistributedHerder(AbstractHerder):
         if live is None or plan is None or task not in plan.task_ids():
             return None
         return live
+
+    def take_restarts(self) -> list[RestartRequest]:
+        """The restart requests read from the config topic since the last call."""
+        with self._state_lock:
+            requests, self.restarts = self.restarts, []
+        return requests
+
+    def take_reloads(self) -> set[str]:
+        """The connectors whose provider values changed (TTL) since the last call."""
+        with self._state_lock:
+            names, self.reloads = self.reloads, set()
+        return names
 
     def task_statuses(self, name: str, tasks: Sequence[int], state: State) -> None:
         generation = max(self.group_generation, 0)
@@ -570,8 +596,7 @@ class _StoreListener:
         pass
 
     def on_restart_request(self, request: RestartRequest) -> None:
-        with self._herder._state_lock:
-            self._herder.restarts.append(request)
+        self._herder.add_restart_request(request)
         self._wake()
 
     def on_task_count_record(self, connector: str, task_count: int) -> None:

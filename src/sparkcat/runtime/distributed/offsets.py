@@ -54,7 +54,7 @@ def offsets_subject(herder: DistributedHerder, name: str) -> tuple[str, dict[str
 def stopped_connector(herder: DistributedHerder, name: str) -> ManagedConnector:
     """The leader's checks before offsets are modified; a record of the (unstarted) connector
     for the shared herder's ``_modify_source``/``_modify_sink``."""
-    herder._require_leader("modify the offsets of a connector")
+    herder.require_leader("modify the offsets of a connector")
     snap = herder.configs.snapshot()
     config = snap.connector_config(name)
     if config is None:
@@ -101,7 +101,7 @@ def create_connector(
     name = name.strip()
     given = check_connector_name(name, dict(config))
     target = parse_initial_state(initial_state)
-    herder._require_leader("create a connector")
+    herder.require_leader("create a connector")
     validation = validate_connector_config(given, herder.registry, herder.worker_config)
     props = valid_config(validation, given)
     if herder.configs.contains(name):

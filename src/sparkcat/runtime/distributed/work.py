@@ -1,7 +1,11 @@
 """What a distributed worker runs: its share of the assignment, kept in line with the config.
 
 Plain functions over a :class:`~sparkcat.runtime.distributed.herder.DistributedHerder`,
-called on its tick thread with the herder lock held:
+called on its tick thread with the herder lock held. They use the herder's public members
+only: its records of connectors and what engine callbacks see through
+:class:`~sparkcat.runtime.herder.core.HerderCore`'s interface, connector instances through
+``start_instance``/``stop_instance``/``reconfigure_tasks``, tasks through its
+:class:`~sparkcat.runtime.worker.Worker`.
 
 - :func:`reconcile` — connector instances this worker owns follow the config snapshot and
   target state (the owner generates task configs and has the leader write them); per
@@ -11,6 +15,7 @@ called on its tick thread with the herder lock held:
 - :func:`revoke` — what the leader took away stops now, its statuses become UNASSIGNED.
 - :func:`leader_duties` — the session key (written when missing, rotated per
   ``inter.worker.key.ttl.ms``).
+- :func:`commit_task_configs` — the owner's task configs written by the leader.
 - restarts (KIP-745) from ``restart-connector-<c>`` records, and config-provider reloads
   (:func:`apply_reloads`): the worker running a connector restarts it when a TTL expired
   with changed values, whatever its role.
@@ -63,7 +68,7 @@ def reconcile(herder: DistributedHerder) -> None:
     if assignment is None:
         return
     mine = set(assignment.connectors)
-    for name in list(herder._connectors):
+    for name in list(herder.managed_connectors()):
         if name not in mine or not snap.contains(name):
             _drop_connector(herder, name, deleted=not snap.contains(name))
     for name in sorted(mine):
@@ -113,14 +118,14 @@ def _reassert_statuses(herder: DistributedHerder) -> None:
     new owner's record, with a newer generation, e.g. when two members held a connector
     for one generation during a burst of rebalances) must not leave it UNASSIGNED for good.
     Paused and stopped connectors too: their record is written once, on the transition."""
-    for name, managed in herder._connectors.items():
+    for name, managed in herder.managed_connectors().items():
         if not _unassigned_by_another(herder, herder.status.get(name)):
             continue
         if managed.target is TargetState.STARTED:
             if managed.started:  # a FAILED one keeps the record of its failure
-                herder._put_connector(name, State.RUNNING)
+                herder.put_connector_status(name, State.RUNNING)
         else:
-            herder._put_connector(name, _HELD[managed.target])
+            herder.put_connector_status(name, _HELD[managed.target])
     for name, plan in herder.plans.items():
         stale = [t for t in plan.task_ids()
                  if _unassigned_by_another(herder, herder.status.get_task(name, t))]  # fmt: skip
@@ -129,7 +134,9 @@ def _reassert_statuses(herder: DistributedHerder) -> None:
 
 
 def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None:
-    managed = herder._connectors.pop(name)
+    managed = herder.remove_managed(name)
+    if managed is None:
+        return
     herder.worker.shut_down_connector(managed)  # a reload is for the worker that runs it
     if deleted:
         herder.status.remove(name)
@@ -144,7 +151,7 @@ def _drop_connector(herder: DistributedHerder, name: str, deleted: bool) -> None
 def _sync_connector(herder: DistributedHerder, snap: ClusterConfigState, name: str) -> None:
     config = snap.connector_config(name) or {}
     target = _target(snap, name)
-    managed = herder._connectors.get(name)
+    managed = herder.managed(name)
     fresh = managed is None or managed.config != config
     if managed is not None and fresh:
         _drop_connector(herder, name, deleted=False)
@@ -152,15 +159,15 @@ def _sync_connector(herder: DistributedHerder, snap: ClusterConfigState, name: s
         cls = herder.registry.resolve(config.get("connector.class", ""), "connector")
         managed = ManagedConnector(name, config, connector_kind(cls), cls, TargetState.STOPPED)
         managed.task_configs = snap.all_task_configs(name)
-        herder._connectors[name] = managed
+        herder.add_managed(managed)
     assert managed is not None
     if fresh or managed.target is not target:
         _apply_target(herder, managed, target, snap)
     elif name in herder.requested_reconfigs and target is TargetState.STARTED:
         herder.requested_reconfigs.discard(name)
-        reconfigure(herder, managed, force=False)
+        herder.reconfigure_tasks(managed)
     elif target is TargetState.STARTED and managed.started and managed.applied_config is None:
-        reconfigure(herder, managed, force=False)  # the last attempt to write them failed
+        herder.reconfigure_tasks(managed)  # the last attempt to write them failed
 
 
 def _apply_target(
@@ -169,32 +176,25 @@ def _apply_target(
 ) -> None:  # fmt: skip
     managed.target = target
     if target is TargetState.STARTED:
-        if not managed.started and herder._start_instance(managed):
-            reconfigure(herder, managed, force=False)
+        if not managed.started and herder.start_instance(managed):
+            herder.reconfigure_tasks(managed)
     elif target is TargetState.PAUSED:
-        herder._stop_instance(managed)
-        herder._ensure_instance(managed)
-        herder._put_connector(managed.name, State.PAUSED)
+        herder.stop_instance(managed)
+        herder.ensure_instance(managed)
+        herder.put_connector_status(managed.name, State.PAUSED)
     else:
-        herder._stop_instance(managed)
-        herder._put_connector(managed.name, State.STOPPED)
+        herder.stop_instance(managed)
+        herder.put_connector_status(managed.name, State.STOPPED)
         herder.status.remove_tasks(managed.name)
 
 
-def reconfigure(herder: DistributedHerder, managed: ManagedConnector, force: bool) -> None:
-    """The owner's part of task generation: ask the connector, and if its task configs differ
+def commit_task_configs(
+    herder: DistributedHerder, managed: ManagedConnector, configs: list[dict[str, str]],
+    force: bool,
+) -> None:  # fmt: skip
+    """The owner's part of task generation, once the connector gave ``configs``
+    (:meth:`~sparkcat.runtime.herder.base.AbstractHerder.reconfigure_tasks`): if they differ
     from the committed ones, have the leader write them (Kafka's ``reconfigureConnector``)."""
-    if managed.target is not TargetState.STARTED or not managed.started:
-        return
-    pending = herder.forwards.get(managed.name)
-    if pending is not None and not pending.done():
-        return  # the leader has not answered the last ones yet
-    assert managed.instance is not None
-    try:
-        configs = herder.worker.connector_task_configs(managed)
-    except Exception as exc:
-        herder.fail_connector(managed, exc)
-        return
     managed.applied_config = None
     committed = herder.snapshot.all_task_configs(managed.name)
     if force or configs != committed or managed.name in herder.snapshot.inconsistent_connectors:
@@ -262,8 +262,7 @@ def _sync_tasks(
     if config is None or not tasks or target is TargetState.STOPPED:
         if herder.plans.pop(name, None) is not None:
             herder.worker.stop_tasks(name)
-        with herder._state_lock:
-            herder._live.pop(name, None)
+        herder.forget_live(name)
         if config is None:
             herder.reset_deleted_connector_topics(name)
         return
@@ -281,8 +280,7 @@ def _sync_tasks(
         return
     previous = herder.plans.get(name)
     state = State.PAUSED if plan.paused else State.RUNNING
-    with herder._state_lock:
-        herder._live[name] = Live(target, len(configs), max(herder.group_generation, 0))
+    herder.set_live(name, Live(target, len(configs), max(herder.group_generation, 0)))
     herder.status.remove_tasks(name, keep_below=len(configs))
     herder.task_statuses(
         name, [t for t in tasks if _report_needed(herder, previous, plan, t, state)], state
@@ -321,7 +319,7 @@ def _report_needed(
         return True
     if dataclasses.replace(previous, tasks=None) != dataclasses.replace(plan, tasks=None):
         return True
-    return not herder._already(plan.name, task, state)
+    return not herder.has_task_status(plan.name, task, state)
 
 
 # -- revocation and shutdown ----------------------------------------------------------------
@@ -330,7 +328,7 @@ def revoke(herder: DistributedHerder, connectors: set[str], tasks: set[tuple[str
     (they end early and commit); the rest of each plan keeps running."""
     generation = max(herder.group_generation, 0)
     for name in connectors:
-        if name in herder._connectors:
+        if herder.managed(name) is not None:
             _drop_connector(herder, name, deleted=False)
     by_connector: dict[str, set[int]] = {}
     for connector, task in tasks:
@@ -356,8 +354,7 @@ def revoke(herder: DistributedHerder, connectors: set[str], tasks: set[tuple[str
     latest = herder.configs.snapshot()
     for name in (connectors | set(by_connector)) - set(herder.plans):
         if not latest.contains(name):
-            with herder._state_lock:
-                herder._live.pop(name, None)
+            herder.forget_live(name)
             herder.reset_deleted_connector_topics(name)
 
 
@@ -365,7 +362,7 @@ def release_all(herder: DistributedHerder) -> None:
     """Worker shutdown: everything stops, statuses UNASSIGNED (Kafka's ``onShutdown``)."""
     revoke(
         herder,
-        set(herder._connectors),
+        set(herder.managed_connectors()),
         {(name, t) for name, plan in herder.plans.items() for t in plan.task_ids()},
     )
 
@@ -412,18 +409,14 @@ def restart_plan(
 
 
 def _apply_restarts(herder: DistributedHerder, snap: ClusterConfigState) -> None:
-    with herder._state_lock:
-        requests, herder.restarts = herder.restarts, []
-    for request in requests:
+    for request in herder.take_restarts():
         if snap.contains(request.connector):
             restart_here(herder, request)
 
 
 def apply_reloads(herder: DistributedHerder) -> None:
     """Config-provider reloads (TTL expiry with changed values) queued since the last tick."""
-    with herder._state_lock:
-        names, herder.reloads = herder.reloads, set()
-    for name in sorted(names):
+    for name in sorted(herder.take_reloads()):
         try:
             herder.reload_connector(name)
         except NotFoundError:
@@ -437,13 +430,13 @@ def restart_here(herder: DistributedHerder, request: RestartRequest) -> None:
     assigned here, and (``include_tasks``) the tasks of its plan here."""
     name = request.connector
     status = herder.status.get(name)
-    managed = herder._connectors.get(name)
+    managed = herder.managed(name)
     failed = status is not None and status.state is State.FAILED
     if managed is not None and (not request.only_failed or failed):
-        herder._stop_instance(managed)
-        herder._put_connector(name, State.RESTARTING)
-        if managed.target is TargetState.STARTED and herder._start_instance(managed):
-            reconfigure(herder, managed, force=False)
+        herder.stop_instance(managed)
+        herder.put_connector_status(name, State.RESTARTING)
+        if managed.target is TargetState.STARTED and herder.start_instance(managed):
+            herder.reconfigure_tasks(managed)
     if not request.include_tasks:
         return
     plan = herder.plans.get(name)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.runtime.connector_config import (
@@ -15,16 +14,11 @@ from sparkcat.runtime.connector_config import (
     sink_config_def,
     source_config_def,
 )
-from sparkcat.runtime.isolation.plugins import PluginRegistry, kind_base
+from sparkcat.runtime.herder.core import HerderCore
+from sparkcat.runtime.isolation.plugins import kind_base
 from sparkcat.runtime.rest.config_infos import config_key_info
 from sparkcat.runtime.rest.entities import ConfigInfos, ConfigKeyInfo, ConnectorInfo, PluginInfo
 from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
-
-if TYPE_CHECKING:
-    import threading
-
-    from sparkcat.runtime.herder.state import ManagedConnector
-    from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
@@ -38,21 +32,8 @@ def _normalized_plugin_name(name: str) -> str:
     return name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
 
 
-class HerderConfigMixin:
-    """Config and plugin operations of the standalone herder."""
-
-    # Provided by AbstractHerder.
-    _lock: threading.RLock
-    _connectors: dict[str, ManagedConnector]
-    registry: PluginRegistry
-    worker_config: WorkerConfig
-
-    if TYPE_CHECKING:
-
-        def update_connector_config(
-            self, name: str, config: Mapping[str, str]
-        ) -> tuple[bool, ConnectorInfo]: ...
-        def validate_config(self, config: Mapping[str, str | None]) -> ConfigInfos: ...
+class HerderConfig(HerderCore):
+    """Config and plugin operations of :class:`~sparkcat.runtime.herder.base.AbstractHerder`."""
 
     # -- configs ------------------------------------------------------------------------------
     def put_connector_config(
@@ -167,4 +148,4 @@ def _is_plugin(cls: type, kind: str) -> bool:
     return isinstance(cls, type) and issubclass(cls, base) and cls is not base
 
 
-__all__ = ["HerderConfigMixin"]
+__all__ = ["HerderConfig"]

@@ -10,34 +10,19 @@ paused connector), are ignored.
 from __future__ import annotations
 
 import logging
-import threading
-from typing import TYPE_CHECKING
 
 from sparkcat.api.errors import NotFoundError
 from sparkcat.runtime.errors.metrics import merge_metrics
-from sparkcat.runtime.herder.state import Live, ManagedConnector, TargetState
-from sparkcat.runtime.metrics.registry import ConnectMetrics, ConnectorView
+from sparkcat.runtime.herder.core import HerderCore
+from sparkcat.runtime.herder.state import Live, TargetState
+from sparkcat.runtime.metrics.registry import ConnectorView
 from sparkcat.runtime.stores.statuses import State, TaskStatus
-
-if TYPE_CHECKING:
-    from sparkcat.runtime.stores.statuses import StatusBackingStore
 
 log = logging.getLogger(__name__)
 
 
-class HerderListenerMixin:
+class HerderListener(HerderCore):
     """EngineListener callbacks of :class:`~sparkcat.runtime.herder.base.AbstractHerder`."""
-
-    # Provided by AbstractHerder.
-    _state_lock: threading.Lock
-    _live: dict[str, Live]
-    _connectors: dict[str, ManagedConnector]
-    _records: dict[str, int]
-    _task_metrics: dict[str, dict[int, dict[str, float]]]
-    _dead_queries: set[str]
-    status: StatusBackingStore
-    worker_id: str
-    metrics: ConnectMetrics
 
     def _live_task(self, connector: str, task: int) -> Live | None:
         with self._state_lock:
@@ -49,17 +34,11 @@ class HerderListenerMixin:
         if live is not None and live.target is TargetState.STARTED:
             # Called after every lease: a status record only when the state changes, as
             # Kafka writes them (a task that stays through a rebalance keeps its generation).
-            if not self._already(connector, task, State.RUNNING):
+            if not self.has_task_status(connector, task, State.RUNNING):
                 self.status.put_task(
                     TaskStatus(connector, task, State.RUNNING, self.worker_id, live.generation)
                 )
             self.metrics.task_state(connector, task, "running")
-
-    def _already(self, connector: str, task: int, state: State) -> bool:
-        current = self.status.get_task(connector, task)
-        return (
-            current is not None and current.state is state and current.worker_id == self.worker_id
-        )
 
     def on_task_paused(self, connector: str, task: int) -> None:
         live = self._live_task(connector, task)
@@ -147,4 +126,4 @@ class HerderListenerMixin:
             return merge_metrics(self._task_metrics.get(connector, {}).get(task, {}), {})
 
 
-__all__ = ["HerderListenerMixin"]
+__all__ = ["HerderListener"]

@@ -1,5 +1,5 @@
 """Offsets in the herder: the offsets REST API (KIP-875), ``initial_offsets`` on create
-(KIP-995), and the contexts handed to running connectors.
+(KIP-995).
 
 Source offsets live in the worker's offset store (``get_all``/``put_batch``/``flush``); sink
 offsets in consumer group ``connect-<name>`` (or ``consumer.override.group.id``), reached
@@ -14,7 +14,7 @@ without them -- the group has no members while the connector is stopped, so this
 ``initial_offsets`` (KIP-995) runs, inside ``create_connector`` and after the config was
 validated: 2. validate the offsets with the PATCH rules, 3. wipe the connector's existing
 offsets, 4. write the initial ones (``alter_offsets`` first), 5. the herder writes the config
--- if that fails, :meth:`HerderOffsetsMixin.initial_offsets_cleanup` wipes them again. Any
+-- if that fails, :meth:`HerderOffsets.initial_offsets_cleanup` wipes them again. Any
 failure names its step.
 """
 
@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sparkcat.api.errors import ConnectError, NotFoundError
-from sparkcat.api.sink import SinkConnectorContext
-from sparkcat.api.source import OffsetStorageReader, SourceConnectorContext
+from sparkcat.runtime.herder.core import HerderCore
 from sparkcat.runtime.rest.errors import BadRequestError, ConnectRestError
 from sparkcat.runtime.tasks.offsets_format import (
     SinkOffsets,
@@ -41,12 +40,9 @@ from sparkcat.runtime.tasks.offsets_format import (
 )
 
 if TYPE_CHECKING:
-    import threading
-
     from sparkcat.api.connector import Connector
     from sparkcat.runtime.herder.state import ManagedConnector
     from sparkcat.runtime.herder.validation import Validation
-    from sparkcat.runtime.worker_config import WorkerConfig
 
 log = logging.getLogger(__name__)
 
@@ -75,14 +71,8 @@ def _step_error(exc: Exception, message: str) -> ConnectError:
     return ConnectError(text)
 
 
-class HerderOffsetsMixin:
+class HerderOffsets(HerderCore):
     """Offset operations of :class:`~sparkcat.runtime.herder.base.AbstractHerder`."""
-
-    # Provided by AbstractHerder.
-    _lock: threading.RLock
-    _connectors: dict[str, ManagedConnector]
-    offset_store: Any
-    worker_config: WorkerConfig
 
     # -- GET / PATCH / DELETE /connectors/{name}/offsets -----------------------------------
     def connector_offsets(self, name: str) -> dict[str, Any]:
@@ -340,67 +330,4 @@ def _call_alter_offsets(
         ) from exc
 
 
-# -- the contexts handed to Connector.initialize ----------------------------------------------
-class _ContextBase:
-    """What a connector may ask of its herder, as two callbacks (no reference to the herder)."""
-
-    def __init__(
-        self,
-        name: str,
-        reconfigure: Callable[[str], None],
-        fail: Callable[[str, BaseException], None],
-        offset_store: Any,
-    ) -> None:
-        self._name = name
-        self._reconfigure = reconfigure
-        self._fail = fail
-        self._offset_store = offset_store
-        self._closed = False
-
-    def close(self) -> None:
-        self._closed = True
-
-    def request_task_reconfiguration(self) -> None:
-        if self._closed:
-            raise ConnectError(
-                f"The connector {self._name} was shut down; it cannot request a task "
-                "reconfiguration"
-            )
-        self._reconfigure(self._name)
-
-    def raise_error(self, exc: BaseException) -> None:
-        if not self._closed:
-            self._fail(self._name, exc)
-
-
-class _StoreOffsetReader(OffsetStorageReader):
-    def __init__(self, store: Any, connector: str) -> None:
-        self._store = store
-        self._connector = connector
-
-    def offset(self, partition: Mapping[str, Any]) -> dict[str, Any] | None:
-        found: dict[str, Any] | None = self._store.get(self._connector, partition)
-        return found
-
-
-class HerderSourceConnectorContext(_ContextBase, SourceConnectorContext):
-    def offset_storage_reader(self) -> OffsetStorageReader:
-        return _StoreOffsetReader(self._offset_store, self._name)
-
-
-class HerderSinkConnectorContext(_ContextBase, SinkConnectorContext):
-    pass
-
-
-def make_context(
-    managed: ManagedConnector,
-    reconfigure: Callable[[str], None],
-    fail: Callable[[str, BaseException], None],
-    offset_store: Any,
-) -> _ContextBase:
-    """The context for ``managed``'s ``Connector.initialize``."""
-    cls = HerderSourceConnectorContext if managed.kind == "source" else HerderSinkConnectorContext
-    return cls(managed.name, reconfigure, fail, offset_store)
-
-
-__all__ = ["HerderOffsetsMixin", "make_context", "sink_group"]
+__all__ = ["HerderOffsets", "sink_group"]

@@ -1,7 +1,7 @@
 """KIP-558 topic tracking, shared by both herders: the topics each connector's tasks produced
 to (source) or consumed from (sink), kept in the status store.
 
-The engine reports the topics of every lease through :meth:`HerderTopicsMixin.on_topics`; a
+The engine reports the topics of every lease through :meth:`HerderTopics.on_topics`; a
 topic this worker's status store does not know yet for the connector becomes a
 :class:`~sparkcat.runtime.stores.statuses.TopicStatus` (the reporting task, the time it was
 reported). In distributed mode that is a ``status-topic-<topic>:connector-<name>`` record of
@@ -14,30 +14,20 @@ topic again. ``topic.tracking.enable=false`` writes nothing and the endpoints an
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from sparkcat.runtime.herder.core import HerderCore
 from sparkcat.runtime.rest.errors import ConnectRestError
 from sparkcat.runtime.stores.statuses import TopicStatus
-
-if TYPE_CHECKING:
-    from sparkcat.runtime.stores.statuses import StatusBackingStore
-    from sparkcat.runtime.worker_config import WorkerConfig
 
 TOPIC_TRACKING_ENABLE_CONFIG = "topic.tracking.enable"
 TOPIC_TRACKING_ALLOW_RESET_CONFIG = "topic.tracking.allow.reset"
 
 
-class HerderTopicsMixin:
+class HerderTopics(HerderCore):
     """Topic tracking of :class:`~sparkcat.runtime.herder.base.AbstractHerder`."""
-
-    # Provided by AbstractHerder.
-    _state_lock: threading.Lock
-    _live: dict[str, Any]
-    status: StatusBackingStore
-    worker_config: WorkerConfig
 
     def _tracking(self) -> bool:
         return bool(self.worker_config.get_boolean(TOPIC_TRACKING_ENABLE_CONFIG))
@@ -89,5 +79,5 @@ class HerderTopicsMixin:
 __all__ = [
     "TOPIC_TRACKING_ALLOW_RESET_CONFIG",
     "TOPIC_TRACKING_ENABLE_CONFIG",
-    "HerderTopicsMixin",
+    "HerderTopics",
 ]
