@@ -35,6 +35,7 @@ pytest_plugins = ["tests.support.cdc_mariadb", "tests.support.cdc_servers"]
 # member): run one after another (see above).
 HEAVY_LANE = (
     "tests/e2e/",
+    "tests/packaging/",
     "tests/integration/cluster/",
     "tests/integration/embedded/test_cluster.py",
     "tests/integration/engine/test_class_archive.py",
