@@ -17,7 +17,11 @@ its start until a counting consumer on B has seen every record:
   delivery reports, no offset syncs); and the per-record path the task took before
   (``SourceRecord`` objects from ``poll``, offset syncs in ``commit_record``);
 * connector: MirrorSourceConnector (``tasks.max`` = partitions) on a SparkEngine over a
-  ``local[4]`` SparkSession built before the clock, ByteArrayConverter as in dedicated mode.
+  ``local[4]`` SparkSession built before the clock, ByteArrayConverter as in dedicated mode:
+  first on the new engine (its clock includes starting the worker's task hosts, the Spark
+  job whose Python workers run leases), then a second such connector (alias ``W``, to a
+  topic of its own) on the same engine, whose task hosts are then up, as on a running
+  worker.
 
 Lag: with the connector running, a producer writes ``--rate`` records/s to A for
 ``--lag-seconds``, each value carrying its send time; a consumer on B reports, per record,
@@ -262,21 +266,37 @@ def main() -> None:
         engine = SparkEngine({"bootstrap.servers": b, "key.converter": BYTES,
                               "value.converter": BYTES, "header.converter": BYTES},
                              MemoryOffsetStore(), session=session)  # fmt: skip
-        props = mirror_props(a, b, topic, parts, extra)
-        connector = MirrorSourceConnector()
-        connector.start(props)
-        task_class = default_registry().class_name(MirrorSourceTask)
-        configs = [dict(c, **{"task.class": task_class}) for c in connector.task_configs(parts)]
-        plan = ConnectorPlan(props["name"], "source", props, configs)
-        rows.append((f"MirrorSourceConnector on a worker, {len(configs)} task(s), local[4]",
+        connector, plan = connector_plan(mirror_props(a, b, topic, parts, extra))
+        rows.append((f"MirrorSourceConnector on a new worker, {parts} task(s), local[4]",
                      *timed_copy(b, f"A.{topic}", parts, n,
                                 lambda: engine.start_connector(plan, Listener()))))  # fmt: skip
+        # A second connector (alias W) on the same worker: its task hosts are already up.
+        warm, warm_plan = connector_plan(
+            {**mirror_props(a, b, topic, parts, extra), "source.cluster.alias": "W"}
+        )
+        start_warm = lambda: engine.start_connector(warm_plan, Listener())  # noqa: E731
+        rows.append(("the same on a running worker (task hosts up)",
+                     *timed_copy(b, f"W.{topic}", parts, n, start_warm)))  # fmt: skip
+        engine.stop_connector(warm_plan.name)
+        warm.stop()
         lags = steady_lag(a, b, topic, parts, args.rate, args.lag_seconds)
-        engine.stop_connector(props["name"])
+        engine.stop_connector(plan.name)
         connector.stop()
         engine.close()
         session.stop()
     report(rows, lags, n, parts, args)
+
+
+def connector_plan(props: dict[str, str]) -> tuple[MirrorSourceConnector, ConnectorPlan]:
+    """A started MirrorSourceConnector and the plan of its ``tasks.max`` tasks."""
+    connector = MirrorSourceConnector()
+    connector.start(props)
+    task_class = default_registry().class_name(MirrorSourceTask)
+    configs = [
+        dict(c, **{"task.class": task_class})
+        for c in connector.task_configs(int(props["tasks.max"]))
+    ]
+    return connector, ConnectorPlan(props["name"], "source", props, configs)
 
 
 def lease_time(a: str, b: str, topic: str, n: int, task: type, extra: dict[str, str]) -> float:
