@@ -10,6 +10,9 @@ or a task on an executor) raises :class:`MissingExtraError` naming the extra, in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sparkcat.api.errors import ConnectError
 
 # Package of built-in plugins -> the extra that installs what it imports.
@@ -48,4 +51,17 @@ def missing_extra(class_name: str, module: str, exc: ImportError) -> MissingExtr
     return MissingExtraError(f"{simple} needs the '{extra}' extra: pip install 'sparkcat[{extra}]'")
 
 
-__all__ = ["EXTRAS", "MissingExtraError", "extra_of", "missing_extra"]
+def load_plugin(name: str, target: str, load: Callable[..., type], *args: Any) -> type:
+    """``load(target, *args)`` (the registry's loader of ``module:Class`` targets), raising
+    :class:`MissingExtraError` instead of the ``ImportError`` of a plugin whose extra is
+    missing; ``name`` is the plugin's name as the user wrote it or as the registry lists it."""
+    try:
+        return load(target, *args)
+    except ImportError as exc:
+        error = missing_extra(name, target.partition(":")[0], exc)
+        if error is None:
+            raise
+        raise error from exc
+
+
+__all__ = ["EXTRAS", "MissingExtraError", "extra_of", "load_plugin", "missing_extra"]

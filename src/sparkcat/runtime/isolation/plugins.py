@@ -29,9 +29,7 @@ given as ``module:Class`` or dotted paths are looked up in the plugin that holds
 top-level module first (plugins in ``plugin.path`` order), then in the shared environment.
 
 The registry is lazy: resolving ``JsonConverter`` imports only ``sparkcat.converters.json``.
-A built-in whose libraries come with a pip extra that is not installed (``JdbcSourceConnector``
-without ``sparkcat[jdbc]``) is still listed; resolving it raises
-:class:`~sparkcat.runtime.isolation.extras.MissingExtraError` naming the extra.
+A built-in whose pip extra is missing is listed, and refused naming it (:mod:`.extras`).
 Resolved classes are checked against the ABC of the requested kind; a name that does not
 resolve to a concrete class of that kind raises :class:`ConnectError` with Kafka's text
 (``Failed to find any class that implements Connector and which name matches X, available
@@ -54,7 +52,7 @@ from typing import Any, Literal
 
 import sparkcat
 from sparkcat.api.errors import ConnectError
-from sparkcat.runtime.isolation.extras import missing_extra
+from sparkcat.runtime.isolation.extras import load_plugin
 from sparkcat.runtime.isolation.layout import PluginLocation, plugin_locations
 from sparkcat.runtime.isolation.loader import PluginLoader, plugin_loader, public_module_name
 
@@ -326,25 +324,13 @@ def load_target(target: str, import_module: Any = importlib.import_module) -> ty
     return obj
 
 
-def _load_plugin(name: str, target: str, import_module: Any = importlib.import_module) -> type:
-    """:func:`load_target`, raising :class:`~sparkcat.runtime.isolation.extras.MissingExtraError`
-    when ``target`` is a built-in plugin whose pip extra is not installed."""
-    try:
-        return load_target(target, import_module)
-    except ImportError as exc:
-        error = missing_extra(name, target.partition(":")[0], exc)
-        if error is None:
-            raise
-        raise error from exc
-
-
 def _load_dotted(name: str, import_module: Any = importlib.import_module) -> type | None:
     """Resolve ``a.b.C`` (or ``a.b.C.Nested``) by importing the longest module prefix."""
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:
             target = ".".join(parts[:cut]) + ":" + ".".join(parts[cut:])
-            return _load_plugin(name, target, import_module)
+            return load_plugin(name, target, load_target, import_module)
         except ModuleNotFoundError as exc:
             if exc.name is not None and not ".".join(parts[:cut]).startswith(exc.name):
                 raise  # the module exists but one of its own imports is missing
@@ -397,7 +383,7 @@ class PluginRegistry:
         name = name.strip()
         builtin = self._builtins.get(name)
         if builtin is not None:
-            return _load_plugin(builtin.class_name, builtin.target)
+            return load_plugin(builtin.class_name, builtin.target, load_target)
         aliases = self._alias_table()
         candidates = (
             [name, name + "Connector"] if kind in ("connector", "source", "sink") else [name]
@@ -407,7 +393,7 @@ class PluginRegistry:
                 return self._load_known(aliases[candidate])
         if ":" in name:
             try:
-                return _load_plugin(name, name, self._importer(name))
+                return load_plugin(name, name, load_target, self._importer(name))
             except (ImportError, AttributeError, TypeError):
                 return None
         found = self._entry_point(name)
@@ -444,7 +430,7 @@ class PluginRegistry:
     def _load_known(self, class_name: str) -> type:
         builtin = self._builtins.get(class_name)
         if builtin is not None:
-            return _load_plugin(builtin.class_name, builtin.target)
+            return load_plugin(builtin.class_name, builtin.target, load_target)
         return self._discover()[class_name][0]
 
     def _entry_point(self, name: str) -> type | None:
