@@ -38,7 +38,7 @@ from sparkcat.runtime.errors.task import TaskErrorHandling
 from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks.lease import LeaseSpec, resolver_for
 from sparkcat.runtime.tasks.pipeline import pipeline_for
-from sparkcat.runtime.tasks.worker_source_task import _TopicCreator
+from sparkcat.runtime.tasks.topic_creation import TopicCreator
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ class NativeSourceQuery(NativeLoop):
         errors = TaskErrorHandling.for_task(self.name, TASK, config, worker, sink=False)
         spec = LeaseSpec(self.name, TASK, self._plan.generation, "source", {}, dict(config),
                          dict(worker), 0, 0, None)  # fmt: skip
-        creator = _TopicCreator(spec)
+        creator = TopicCreator(spec)
         known: set[str] = set()
 
         def ensure_topic(topic: Any) -> None:
