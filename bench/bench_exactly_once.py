@@ -114,7 +114,9 @@ def throughput(records: int, append: bool) -> None:
 
 # -- kills ------------------------------------------------------------------------------------
 class Worker:
-    def __init__(self, directory: Path, servers: str, prefix: str, index: int) -> None:
+    def __init__(
+        self, directory: Path, servers: str, prefix: str, index: int, **overrides: str
+    ) -> None:
         self.port = _free_port()
         self.log = directory / f"worker-{index}.log"
         self.props = directory / f"worker-{index}.properties"
@@ -132,6 +134,7 @@ class Worker:
             "exactly.once.source.support": "enabled", "spark.master": "local[2,2]",
             "spark.driver.memory": "512m", "max.batch.ms": "1000",
         }  # fmt: skip
+        settings.update(overrides)
         self.props.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
         self.proc: subprocess.Popen[bytes] | None = None
 

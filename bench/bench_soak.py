@@ -35,11 +35,13 @@ from typing import Any
 
 from bench_exactly_once import Worker, _append, _until, create_topic
 from bench_pipeline import tree_rss_mb
+from confluent_kafka import Consumer, TopicPartition
 
 from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
 
 SECTION = "## Soak"
+DEFAULT_LEASES = {"max.batch.ms": "5000"}
 
 
 class Feeder(threading.Thread):
@@ -80,6 +82,18 @@ def _sample(workers: list[Worker], rss: dict[int, list[tuple[float, float]]]) ->
             rss[i].append((time.monotonic(), tree_rss_mb(w.proc.pid)))
 
 
+def _progress(servers: str, topic: str, feeder: Feeder, sink: Path) -> str:
+    """One line of progress: the sequence partitions' end offsets (records plus transaction
+    markers: cheap, unlike reading the topic), lines fed and lines in the sink file."""
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "soak-progress"})
+    try:
+        ends = [consumer.get_watermark_offsets(TopicPartition(topic, p), 10)[1] for p in (0, 1)]
+    finally:
+        consumer.close()
+    lines = sink.stat().st_size // 16 if sink.exists() else 0  # "line-%010d\n"
+    return f"sequence end offsets {ends[0]:,}/{ends[1]:,}, fed {feeder.fed:,}, sink {lines:,}"
+
+
 def _connectors(topic: str, source: Path, sink: Path, rate: int, seconds: int) -> dict[str, dict]:
     per_task = rate // 4  # records/s of each of the two sequence tasks
     return {
@@ -87,6 +101,7 @@ def _connectors(topic: str, source: Path, sink: Path, rate: int, seconds: int) -
             "connector.class": "sparkcat_eos_plugins:SequenceSourceConnector", "tasks.max": "2",
             "topic": topic, "records.total": str(per_task * seconds),
             "batch.size": str(max(per_task // 10, 1)), "poll.sleep.ms": "100",
+            "records.per.second": str(per_task), "rate.epoch.ms": str(int(time.time() * 1000)),
             "partition.per.task": "true", "exactly.once.support": "required",
         },
         "file-src": {"connector.class": "FileStreamSource", "file": str(source),
@@ -106,7 +121,9 @@ def soak(minutes: float, rate: int, append: bool) -> None:
         create_topic(servers, f"{topic}-file", 1)
         source, sink = work / "in.txt", work / "out.txt"
         source.write_text("")
-        workers = [Worker(work, servers, prefix, i).start() for i in range(2)]
+        # Leases of the default length (the kill bench's 1 s leases fail over faster but
+        # pay a lease's start-up five times as often).
+        workers = [Worker(work, servers, prefix, i, **DEFAULT_LEASES).start() for i in range(2)]
         started_at = [time.monotonic()] * 2
         rss: dict[int, list[tuple[float, float]]] = collections.defaultdict(list)
         events: list[str] = []
@@ -134,7 +151,8 @@ def soak(minutes: float, rate: int, append: bool) -> None:
                     workers[i].start()
                     started_at[i] = time.monotonic()
                     events.append(f"{minute} min: restarted worker {i}")
-                print(events[-1], file=sys.stderr, flush=True)
+                progress = _progress(servers, topic, feeder, sink)
+                print(f"{events[-1]}; {progress}", file=sys.stderr, flush=True)
             feeder.done.set()
             feeder.join()
             expected_seq = 2 * (rate // 4) * seconds

@@ -7,7 +7,10 @@
   records per task (value ``<task>:<n>``, key ``n``), ``batch.size`` per poll, with the
   offset ``{"n": n + 1}`` of source partition ``{"task": <task>}``, resuming from the stored
   offset. Options: ``partition.per.task`` (task n writes Kafka partition n);
-  ``poll.sleep.ms`` (pause per poll); ``stall.after`` + ``release.file``
+  ``poll.sleep.ms`` (pause per poll); ``records.per.second`` (a steady rate instead: each
+  poll hands out the records due by then, up to ten batches, so slow polls and the gaps
+  between leases are caught up; due since ``rate.epoch.ms``, wall-clock, when given, else
+  since the lease started); ``stall.after`` + ``release.file``
   (after that many records of one lease, poll returns nothing until the file exists: a
   zombie); ``stopped.report`` + ``report.servers`` (KIP-419 check, see ``stopped``); and,
   with ``transaction.boundary=connector``, ``commit.every`` (ask for a commit after every
@@ -134,6 +137,19 @@ class SequenceSourceTask(SourceTask):
         stored = self.context.offset_storage_reader().offset(self._partition)
         self._next = int(stored["n"]) if stored else 0
         self._emitted = 0
+        self._rate = float(props.get("records.per.second", "0"))
+        epoch_ms = props.get("rate.epoch.ms")
+        if epoch_ms is None:
+            self._epoch, self._first = time.time(), self._next
+        else:
+            self._epoch, self._first = int(epoch_ms) / 1000.0, 0
+
+    def _due(self) -> int:
+        """The end of this poll's records: ``batch.size`` on, or what the steady rate owes."""
+        if not self._rate:
+            return min(self._next + self._batch, self._total)
+        owed = self._first + int((time.time() - self._epoch) * self._rate)
+        return min(owed, self._next + 10 * self._batch, self._total)
 
     def poll(self) -> list[SourceRecord] | None:
         if self._sleep_s:
@@ -143,7 +159,7 @@ class SequenceSourceTask(SourceTask):
                 time.sleep(0.01)
                 return None
             self._stall_after = 0
-        end = min(self._next + self._batch, self._total)
+        end = self._due()
         records = [self._record(n) for n in range(self._next, end)]
         self._next = end
         self._emitted += len(records)
