@@ -5,8 +5,9 @@ its own), then Kafka's quickstart run from it.
 One virtualenv serves both installs, in order, to spend pyspark's ~450 MB install once:
 first the wheel alone (the core: the quickstart runs, the plugins are listed, and the JDBC
 connector's validation names its missing extra), then ``pip install '<wheel>[all]'`` over it
-(every extra's connector imports, and the quickstart runs again). About 3-4 minutes on two
-cores with a warm pip cache, most of it pip and the two Spark start-ups.
+(every extra's connector imports, and the quickstart runs again). 1-2.5 minutes on two cores
+with a warm pip cache, most of it pip and the two Spark start-ups; a cold cache first builds
+pyspark's wheel from its ~450 MB sdist.
 """
 
 from __future__ import annotations
