@@ -28,6 +28,7 @@ from typing import Any
 from sparkcat.api.errors import ConnectError, NotFoundError
 from sparkcat.runtime.distributed import offsets, work
 from sparkcat.runtime.distributed.config import DistributedConfig
+from sparkcat.runtime.distributed.config_updates import ConfigUpdateListener
 from sparkcat.runtime.distributed.protocol import ExtendedAssignment
 from sparkcat.runtime.engine_api import ConnectorPlan, Engine
 from sparkcat.runtime.herder.base import AbstractHerder
@@ -133,7 +134,7 @@ class DistributedHerder(AbstractHerder):
         """Join the group and run the tick thread (the stores are already started)."""
         from sparkcat.runtime.distributed.membership import WorkerGroupMember
 
-        self.configs.set_update_listener(_StoreListener(self))
+        self.configs.set_update_listener(ConfigUpdateListener(self))
         self.snapshot = self.configs.snapshot()
         self.member = WorkerGroupMember(self.config, self.rest_url, self.configs.snapshot, self)
         self.member.start()
@@ -568,39 +569,6 @@ def _work_of(snap: ClusterConfigState) -> tuple[frozenset[str], frozenset[tuple[
     """The connectors and committed tasks the leader has to assign."""
     connectors = snap.connectors()
     return frozenset(connectors), frozenset(t for c in connectors for t in snap.tasks(c))
-
-
-class _StoreListener:
-    """Config-store callbacks (the store's reader thread): remember, wake the tick thread."""
-
-    def __init__(self, herder: DistributedHerder) -> None:
-        self._herder = herder
-
-    def _wake(self) -> None:
-        if self._herder.member is not None:
-            self._herder.member.wakeup()
-
-    def on_connector_config_update(self, connector: str) -> None:
-        self._wake()
-
-    def on_connector_config_remove(self, connector: str) -> None:
-        self._wake()
-
-    def on_task_config_update(self, tasks: Sequence[tuple[str, int]]) -> None:
-        self._wake()
-
-    def on_connector_target_state_change(self, connector: str) -> None:
-        self._wake()
-
-    def on_session_key_update(self, key: Any) -> None:
-        pass
-
-    def on_restart_request(self, request: RestartRequest) -> None:
-        self._herder.add_restart_request(request)
-        self._wake()
-
-    def on_task_count_record(self, connector: str, task_count: int) -> None:
-        self._wake()  # tasks waiting for their generation to be fenced may start now
 
 
 __all__ = ["STALE_CONFIG_MESSAGE", "DistributedHerder", "NotAssignedError", "NotLeaderError"]
