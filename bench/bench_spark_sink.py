@@ -47,8 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_storage_sink import SCHEMA, hand_written, produce
 from tests.integration.cluster.spark_cluster import SparkCluster
 
-from sparkcat.connectors.spark import SparkSinkConnector
 from sparkcat.engine import SparkEngine
+from sparkcat.engine.native_connectors import SparkSinkConnector
 from sparkcat.engine.session import build_session
 from sparkcat.kafka.broker import EmbeddedBroker
 from sparkcat.runtime.engine_api import ConnectorPlan
