@@ -295,9 +295,9 @@ class SourceRecordBatch(Sequence[SourceRecord]):
         timestamp: int | None = None,
         record_offsets: Callable[[], Sequence[dict[str, Any] | None]] | None = None,
         *,
-        kafka_partitions: list[int] | None = None,
-        timestamps: list[int | None] | None = None,
-        headers: list[KafkaHeaders | None] | None = None,
+        kafka_partitions: Sequence[int] | None = None,
+        timestamps: Sequence[int | None] | None = None,
+        headers: Sequence[KafkaHeaders | None] | None = None,
     ) -> None:
         size = len(values)
         if sum(run.length for run in runs) != size:

@@ -15,7 +15,7 @@ for ``SourceTask.commit_batch``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from itertools import chain, repeat
 from operator import itemgetter, methodcaller
@@ -130,9 +130,9 @@ class SourceColumns(NamedTuple):
     topic: str
     values: list[bytes | None]
     keys: list[bytes | None] | None
-    partitions: list[int] | int
-    timestamps: list[int | None] | int
-    headers: list[Any] | None
+    partitions: Sequence[int] | int
+    timestamps: Sequence[int | None] | int
+    headers: Sequence[Any] | None
 
 
 def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | None:
@@ -154,10 +154,10 @@ def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
             headers = headers_out(pipeline.header_converter, topic, batch.headers)
     except Exception:
         return None
-    partitions: list[int] | int = batch.kafka_partitions or (
+    partitions: Sequence[int] | int = batch.kafka_partitions or (
         -1 if batch.kafka_partition is None else batch.kafka_partition
     )
-    timestamps: list[int | None] | int = batch.timestamp or 0
+    timestamps: Sequence[int | None] | int = batch.timestamp or 0
     if batch.timestamps is not None:
         timestamps = batch.timestamps
         if None in timestamps:  # the producer's "now" is 0
@@ -165,7 +165,9 @@ def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
     return SourceColumns(topic, values, keys, partitions, timestamps, headers)
 
 
-def headers_out(converter: Any, topic: str, headers: list[KafkaHeaders | None]) -> list[Any]:
+def headers_out(
+    converter: Any, topic: str, headers: Sequence[KafkaHeaders | None]
+) -> Sequence[Any]:
     """A batch's header column for the producer: as it is when ``converter`` declares
     ``bytes_pass_through`` and every header is ``(str, bytes | None)`` (checked in C, not
     per record), else each header value converted as the per-record path does."""
@@ -293,8 +295,9 @@ class BatchDelivery:
             return _exact_metadata(self.batch.topic, self._by_index)
         batch = self.batch
         reports = self._reports
-        partitions = batch.kafka_partitions
-        if partitions is None:  # ordered mode: the batch names its one partition
+        if batch.kafka_partitions is not None:
+            partitions = list(batch.kafka_partitions)
+        else:  # ordered mode: the batch names its one partition
             partitions = [-1 if batch.kafka_partition is None else batch.kafka_partition]
             partitions *= self.size
         first = partitions[0]

@@ -11,8 +11,10 @@ from sparkcat.api.batch import RecordMetadataBatch, SourceRecordBatch, SourceRun
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA
 from sparkcat.api.source import SourceTask
 
+Row = tuple[bytes | None, bytes | None, int, int, list[tuple[str, bytes | None]] | None]
+
 # Two polls' worth of records: (value, key, partition, timestamp, headers).
-BATCHES = [
+BATCHES: list[list[Row]] = [
     [(b"v0", b"k0", 0, 1_600_000_000_000, [("h", b"0"), ("empty", None)]),
      (b"v1", None, 1, 1_600_000_000_001, None),
      (b"drop-v2", b"k2", 0, 1_600_000_000_002, [("drop", b"yes")])],
