@@ -413,7 +413,3 @@ def _keeps_partition_order(spec: LeaseSpec) -> bool:
     in_flight = str(config.get("max.in.flight.requests.per.connection", "5")).strip()
     idempotent = str(config.get("enable.idempotence", "false")).strip().lower() == "true"
     return in_flight == "1" or idempotent
-
-
-# The name engine.native_source imports (the class moved to topic_creation).
-_TopicCreator = TopicCreator
