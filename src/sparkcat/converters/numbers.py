@@ -37,6 +37,8 @@ _NULL_BOOLEAN = SchemaAndValue(OPTIONAL_BOOLEAN_SCHEMA, None)
 class NumberConverter(Converter, HeaderConverter):
     """Base of the fixed-width number converters (Kafka's ``NumberConverter``)."""
 
+    null_pass_through = True  # null <-> a null of the converter's type, for every topic
+
     type_name: ClassVar[str]
     schema: ClassVar[Schema]
     codec: ClassVar[struct.Struct]
@@ -138,6 +140,8 @@ class DoubleConverter(NumberConverter):
 
 class BooleanConverter(Converter, HeaderConverter):
     """BOOLEAN as one byte: ``0x01`` true, ``0x00`` false."""
+
+    null_pass_through = True  # null <-> a null BOOLEAN, for every topic
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF

@@ -42,6 +42,8 @@ _new_sv = tuple.__new__
 class StringConverter(Converter, HeaderConverter):
     """Strings in a configurable character set."""
 
+    null_pass_through = True  # null <-> a null STRING for every topic
+
     def __init__(self) -> None:
         self._encoding = "utf-8"
         # None selects str.encode()/bytes.decode()'s built-in UTF-8 (no codec name lookup).

@@ -90,6 +90,8 @@ def _key_default(value: Any) -> Any:
 class JsonConverter(Converter, HeaderConverter):
     """``org.apache.kafka.connect.json.JsonConverter``; also a HeaderConverter."""
 
+    null_pass_through = True  # null <-> null for every topic, with schemas or without
+
     def __init__(self) -> None:
         self._config: JsonConverterConfig | None = None
         self._configure(with_converter_type({}, False))

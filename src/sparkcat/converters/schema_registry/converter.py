@@ -51,6 +51,8 @@ class SchemaRegistryConverter(Converter, Generic[ConfigT, WriterT, ReaderT]):
     :meth:`_new_reader`; :meth:`_configured` builds what the mapping needs from the configs.
     """
 
+    # null <-> null for every topic: a tombstone never reaches the registry (as Confluent's).
+    null_pass_through = True
     schema_type: ClassVar[str]
     schema_format: ClassVar[str | None] = None
     config_def: ClassVar[ConfigDef]
