@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sparkcat.api.batch import (
     ConnectDataBatch,
+    KafkaHeaders,
+    RecordMetadataBatch,
     SinkRecordBatch,
     SourceRecordBatch,
     SourceRun,
@@ -186,6 +188,7 @@ __all__ = [
     "Headers",
     "IllegalWorkerStateError",
     "Importance",
+    "KafkaHeaders",
     "LambdaValidator",
     "ListSize",
     "NonEmptyString",
@@ -198,6 +201,7 @@ __all__ = [
     "Range",
     "Recommender",
     "RecordMetadata",
+    "RecordMetadataBatch",
     "RetriableError",
     "Schema",
     "SchemaAndValue",
