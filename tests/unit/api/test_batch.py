@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from sparkcat.api.batch import RecordMetadataBatch, SinkRecordBatch, SourceRecordBatch, SourceRun
-from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, OPTIONAL_STRING_SCHEMA, STRING_SCHEMA
+from sparkcat.api.data import (
+    INT32_SCHEMA,
+    OPTIONAL_BYTES_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    STRING_SCHEMA,
+)
 from sparkcat.api.records import Header, SinkRecord, SourceRecord, TimestampType
 
 
@@ -155,3 +160,38 @@ def test_record_metadata_batch_is_columns_by_name() -> None:
     assert metadata.topics == ["t", "t"]
     assert metadata.partitions == [0, -1]
     assert metadata.offsets == [41, -1]
+
+
+def test_source_batch_with_a_topic_and_schemas_per_record() -> None:
+    p = {"server": "s"}
+    batch = SourceRecordBatch(
+        None, ["a", None, 3], None, [SourceRun(p, {"lsn": 3}, 3)],
+        keys=["k", "k", 1], record_offsets=lambda: [{"lsn": 1}, {"lsn": 2}, {"lsn": 3}],
+        topics=["t1", "t1", "t2"], key_schemas=[STRING_SCHEMA, STRING_SCHEMA, INT32_SCHEMA],
+        value_schemas=[STRING_SCHEMA, None, INT32_SCHEMA],
+    )  # fmt: skip
+    assert list(batch) == [
+        SourceRecord(p, {"lsn": 1}, "t1", None, STRING_SCHEMA, "k", STRING_SCHEMA, "a"),
+        SourceRecord(p, {"lsn": 2}, "t1", None, STRING_SCHEMA, "k", None, None),
+        SourceRecord(p, {"lsn": 3}, "t2", None, INT32_SCHEMA, 1, INT32_SCHEMA, 3),
+    ]
+    assert batch.topic_column() == ["t1", "t1", "t2"]
+    assert "2 topics" in repr(batch)
+
+
+def test_source_batch_shared_columns_repeat() -> None:
+    batch = SourceRecordBatch.of("t", ["a", "b"], STRING_SCHEMA, None, None)
+    assert batch.topic_column() == ["t", "t"]
+    assert batch.value_schema_column() == [STRING_SCHEMA, STRING_SCHEMA]
+    assert batch.key_schema_column() == [None, None]
+
+
+def test_source_batch_needs_a_topic() -> None:
+    with pytest.raises(ValueError, match="topic"):
+        SourceRecordBatch.of(None, ["a"], None, None, None)
+
+
+@pytest.mark.parametrize("column", ["topics", "key_schemas", "value_schemas"])
+def test_source_batch_rejects_a_per_record_column_of_another_length(column: str) -> None:
+    with pytest.raises(ValueError, match=column):
+        SourceRecordBatch.of("t", [b"a", b"b"], None, None, None, **{column: [None]})
