@@ -6,17 +6,17 @@ every conversion here either handles a batch completely or returns ``None``/rais
 side effect, so the per-record path can redo the batch and give the same bytes.
 
 Source side: :func:`source_columns` converts a polled batch's value, key and header columns
-(keys, partitions, timestamps and headers may be per record or shared), and
+(topics, schemas, keys, partitions, timestamps and headers may be per record or shared; with
+per-record topics or schemas, one converter call per group of equal topic and schema), and
 :func:`produce_columns` hands them to the producer in one loop with no object per record.
 With ``ByteArrayConverter`` (MirrorMaker 2's converters) bytes and Kafka header tuples pass
 through as the task gave them. :class:`BatchDelivery` collects a batch's delivery reports
-for ``SourceTask.commit_batch``.
+for ``SourceTask.commit_batch`` (from :mod:`~sparkcat.runtime.tasks.batch_delivery`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from itertools import chain, repeat
 from operator import itemgetter, methodcaller
 from typing import Any, NamedTuple
@@ -24,17 +24,18 @@ from typing import Any, NamedTuple
 from sparkcat.api.batch import (
     ConnectDataBatch,
     KafkaHeaders,
-    RecordMetadataBatch,
     SinkRecordBatch,
     SourceRecordBatch,
 )
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, SchemaAndValue
 from sparkcat.api.errors import ConnectError
-from sparkcat.api.records import SourceRecord
+from sparkcat.runtime.tasks.batch_delivery import BatchDelivery
 
 __all__ = [
     "BatchDelivery",
     "SourceColumns",
+    "convert_groups",
+    "ensure_topics",
     "produce_columns",
     "sink_batch",
     "source_columns",
@@ -127,7 +128,7 @@ class SourceColumns(NamedTuple):
     """A :class:`~sparkcat.api.batch.SourceRecordBatch` converted for the producer: each
     field a list (one item per record) or, for a field shared by all records, a constant."""
 
-    topic: str
+    topic: str | Sequence[str]
     values: list[bytes | None]
     keys: list[bytes | None] | None
     partitions: Sequence[int] | int
@@ -138,7 +139,11 @@ class SourceColumns(NamedTuple):
 def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | None:
     """``batch`` converted column by column with ``pipeline``'s converters; ``None`` when a
     column does not convert (the per-record path then reports the record at fault)."""
+    per_record = (batch.topics, batch.key_schemas, batch.value_schemas)
+    if per_record != (None, None, None):
+        return _mixed_columns(pipeline, batch)
     topic = batch.topic
+    assert topic is not None  # a batch without a topics column has a topic
     size = len(batch.values)
     try:
         values = from_connect_batch(pipeline.value_converter, topic, batch.value_schema,
@@ -154,6 +159,69 @@ def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
             headers = headers_out(pipeline.header_converter, topic, batch.headers)
     except Exception:
         return None
+    return _with_partitions_and_timestamps(batch, topic, values, keys, headers)
+
+
+def _mixed_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | None:
+    """:func:`source_columns` for a batch with a topic or schemas per record."""
+    topics = batch.topic_column()
+    size = len(batch.values)
+    try:
+        values = convert_groups(pipeline.value_converter, topics, batch.value_schema_column(),
+                                batch.values)  # fmt: skip
+        keys: list[Any] | None = None
+        if batch.keys is not None or batch.key_schema is not None or batch.key_schemas is not None:
+            raw = batch.keys if batch.keys is not None else [None] * size
+            keys = convert_groups(pipeline.key_converter, topics, batch.key_schema_column(), raw)
+        elif not getattr(pipeline.key_converter, "null_pass_through", False):
+            convert = pipeline.key_converter.from_connect_data
+            null_keys = {topic: convert(topic, None, None) for topic in dict.fromkeys(topics)}
+            keys = list(map(null_keys.__getitem__, topics))
+        headers = None
+        if batch.headers is not None:
+            headers = headers_out(pipeline.header_converter, topics, batch.headers)
+    except Exception:
+        return None
+    return _with_partitions_and_timestamps(batch, topics, values, keys, headers)
+
+
+def convert_groups(
+    converter: Any, topics: Sequence[str], schemas: Sequence[Any], datas: list[Any]
+) -> list[Any]:
+    """``datas`` converted with one :func:`from_connect_batch` call per group of records of
+    equal topic and schema (by identity), the groups in order of their first record, and put
+    back in the records' order.
+
+    Why groups rather than runs: the records of a CDC stream of transactions that touch
+    several tables alternate topics at nearly every record, so runs of one are the norm;
+    groups keep one call per table. A converter that registers schemas on first sight (a
+    schema registry's) still registers them in the order the records first show them."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, group in enumerate(zip(topics, map(id, schemas), strict=True)):
+        members = groups.get(group)
+        if members is None:
+            groups[group] = [i]
+        else:
+            members.append(i)
+    if len(groups) == 1:
+        return from_connect_batch(converter, topics[0], schemas[0], datas)
+    out: list[Any] = [None] * len(datas)
+    for members in groups.values():
+        first = members[0]
+        converted = from_connect_batch(converter, topics[first], schemas[first],
+                                       [datas[i] for i in members])  # fmt: skip
+        for i, data in zip(members, converted, strict=True):
+            out[i] = data
+    return out
+
+
+def _with_partitions_and_timestamps(
+    batch: SourceRecordBatch,
+    topic: str | Sequence[str],
+    values: list[Any],
+    keys: list[Any] | None,
+    headers: Sequence[Any] | None,
+) -> SourceColumns:
     partitions: Sequence[int] | int = batch.kafka_partitions or (
         -1 if batch.kafka_partition is None else batch.kafka_partition
     )
@@ -166,11 +234,12 @@ def source_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
 
 
 def headers_out(
-    converter: Any, topic: str, headers: Sequence[KafkaHeaders | None]
+    converter: Any, topic: str | Sequence[str], headers: Sequence[KafkaHeaders | None]
 ) -> Sequence[Any]:
     """A batch's header column for the producer: as it is when ``converter`` declares
     ``bytes_pass_through`` and every header is ``(str, bytes | None)`` (checked in C, not
-    per record), else each header value converted as the per-record path does."""
+    per record), else each header value converted as the per-record path does (``topic``:
+    the batch's, or each record's)."""
     if getattr(converter, "bytes_pass_through", False):
         flat = list(chain.from_iterable(filter(None, headers)))
         if set(map(type, map(_SECOND, flat))) <= _PLAIN and set(map(type, map(_FIRST, flat))) <= {
@@ -179,10 +248,21 @@ def headers_out(
             return headers
     convert = converter.from_connect_header
     schema = OPTIONAL_BYTES_SCHEMA  # header values of a SourceRecordBatch are BYTES data
+    topics = repeat(topic, len(headers)) if isinstance(topic, str) else topic
     return [
-        [(key, convert(topic, key, schema, value)) for key, value in record] if record else None
-        for record in headers
+        [(key, convert(t, key, schema, value)) for key, value in record] if record else None
+        for t, record in zip(topics, headers, strict=True)
     ]
+
+
+def ensure_topics(
+    topic: str | Sequence[str], known_topics: set[str], ensure_topic: Callable[[str], None]
+) -> None:
+    """``ensure_topic`` for each topic of a batch's topic column not in ``known_topics``, in
+    order of first appearance."""
+    for name in (topic,) if isinstance(topic, str) else dict.fromkeys(topic):
+        if name not in known_topics:
+            ensure_topic(name)
 
 
 def produce_columns(
@@ -195,9 +275,10 @@ def produce_columns(
     count. Positional arguments as in ``Pipeline.produce_records`` (keywords cost
     confluent-kafka ~1 us a call)."""
     produce = producer.produce
-    topic, values, keys, partitions, timestamps, headers = columns
+    topic_column, values, keys, partitions, timestamps, headers = columns
     size = len(values)
     rows = zip(
+        repeat(topic_column, size) if isinstance(topic_column, str) else topic_column,
         values,
         repeat(None, size) if keys is None else keys,
         repeat(partitions, size) if isinstance(partitions, int) else partitions,
@@ -206,7 +287,7 @@ def produce_columns(
         repeat(None, size) if headers is None else headers,
         strict=True,
     )
-    for value, key, partition, on_delivery, ts, record_headers in rows:
+    for topic, value, key, partition, on_delivery, ts, record_headers in rows:
         try:
             produce(topic, value, key, partition, on_delivery, None, ts, record_headers)
         except BufferError:
@@ -215,116 +296,3 @@ def produce_columns(
         except Exception as exc:
             raise ConnectError("Unrecoverable exception trying to send") from exc
     return size
-
-
-class BatchDelivery:
-    """The delivery reports of one polled batch, for ``SourceTask.commit_batch``.
-
-    The lease creates one per batch when the task overrides ``commit_batch``; the batch's
-    records are produced with :meth:`callbacks` (or :meth:`record_callback` on the
-    per-record path), and once :attr:`complete`, :meth:`metadata` gives where each record
-    landed. Two ways to pair reports with records:
-
-    * *ordered*: one bound method for every record, reports appended as they come. Used when
-      every record names its partition and the producer keeps a partition's records in
-      order (``max.in.flight.requests.per.connection=1`` or idempotence): then the k-th
-      report of a partition is the k-th record sent to it, at no per-record Python cost
-      beyond the report itself;
-    * *exact*: a ``partial`` per record carrying its index (~1 us more a record).
-
-    ``on_error(record, err)`` handles a failed send: ``True`` when error tolerance skipped
-    it (its offset is then ``-1``), ``False`` when the task fails (the batch then never
-    completes, so it is never committed).
-    """
-
-    __slots__ = ("_by_index", "_on_error", "_reports", "arrived", "batch", "ordered", "size")
-
-    def __init__(
-        self,
-        batch: SourceRecordBatch,
-        on_error: Callable[[Any, Any], bool],
-        ordered: bool,
-    ) -> None:
-        self.batch = batch
-        self.size = len(batch)
-        self.ordered = ordered
-        self.arrived = 0
-        self._on_error = on_error
-        self._reports: list[Any] = []
-        self._by_index: list[Any] | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.arrived == self.size
-
-    def callbacks(self) -> Iterable[Callable[[Any, Any], None]]:
-        """One delivery callback per record of the batch, in order (the columnar path)."""
-        batch = self.batch
-        if self.ordered and (batch.kafka_partitions is not None or
-                             batch.kafka_partition is not None):  # fmt: skip
-            return repeat(self._report, self.size)
-        self._by_index = [None] * self.size
-        return map(partial, repeat(self._report_at), range(self.size))
-
-    def record_callback(
-        self, records: list[SourceRecord]
-    ) -> Callable[[SourceRecord], Callable[[Any, Any], None]]:
-        """The per-record path's ``record_callback`` for the batch's ``records``."""
-        self._by_index = [None] * self.size
-        index = {id(record): i for i, record in enumerate(records)}
-        report_at = self._report_at
-        return lambda record: partial(report_at, index[id(record)])
-
-    def _report(self, err: Any, msg: Any) -> None:
-        if err is not None and not self._on_error(None, err):
-            return
-        self._reports.append(msg)
-        self.arrived += 1
-
-    def _report_at(self, index: int, err: Any, msg: Any) -> None:
-        if err is not None and not self._on_error(self.batch[index], err):
-            return
-        assert self._by_index is not None
-        # (None, None) is a record dropped by a transformation or skipped by tolerance.
-        self._by_index[index] = msg if err is None else None
-        self.arrived += 1
-
-    def metadata(self) -> RecordMetadataBatch:
-        """Where each record landed (call once :attr:`complete`)."""
-        if self._by_index is not None:
-            return _exact_metadata(self.batch.topic, self._by_index)
-        batch = self.batch
-        reports = self._reports
-        if batch.kafka_partitions is not None:
-            partitions = list(batch.kafka_partitions)
-        else:  # ordered mode: the batch names its one partition
-            partitions = [-1 if batch.kafka_partition is None else batch.kafka_partition]
-            partitions *= self.size
-        first = partitions[0]
-        if batch.kafka_partitions is None or partitions.count(first) == self.size:
-            offsets = list(map(_OFFSET, reports))
-        else:
-            # The k-th report of a partition is the k-th record sent to it.
-            queues: dict[int, list[int]] = {}
-            for report in reports:
-                queues.setdefault(report.partition(), []).append(report.offset())
-            per_partition = {p: iter(q) for p, q in queues.items()}
-            offsets = [next(per_partition[p]) for p in partitions]
-        if min(offsets, default=0) < 0:  # a failed send that tolerance skipped
-            offsets = [o if o >= 0 else -1 for o in offsets]
-        return RecordMetadataBatch([batch.topic] * self.size, partitions, offsets)
-
-
-def _exact_metadata(topic: str, reports: list[Any]) -> RecordMetadataBatch:
-    topics, partitions, offsets = [], [], []
-    for report in reports:
-        if report is None:
-            topics.append(topic)
-            partitions.append(-1)
-            offsets.append(-1)
-        else:
-            offset = report.offset()
-            topics.append(report.topic())
-            partitions.append(report.partition())
-            offsets.append(offset if offset >= 0 else -1)
-    return RecordMetadataBatch(topics, partitions, offsets)

@@ -273,8 +273,7 @@ class Pipeline:
         if self.chain is None and batch.values:
             columns = columnar.source_columns(self, batch)
             if columns is not None:
-                if columns.topic not in known_topics:
-                    ensure_topic(columns.topic)
+                columnar.ensure_topics(columns.topic, known_topics, ensure_topic)
                 callbacks = (
                     repeat(on_delivery, len(batch)) if delivery is None else delivery.callbacks()
                 )

@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from sparkcat.api.batch import SourceRecordBatch, SourceRun
-from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA
-from sparkcat.runtime.tasks.columnar import BatchDelivery
+from sparkcat.api.data import (
+    INT32_SCHEMA,
+    OPTIONAL_BYTES_SCHEMA,
+    OPTIONAL_STRING_SCHEMA,
+    STRING_SCHEMA,
+    SchemaBuilder,
+    Struct,
+)
+from sparkcat.runtime.tasks.columnar import BatchDelivery, convert_groups
 from sparkcat.runtime.tasks.lease import resolver_for
 from sparkcat.runtime.tasks.pipeline import build_pipeline
 
@@ -181,3 +188,74 @@ def test_per_record_path_reports_dropped_records_as_minus_one() -> None:
     assert (metadata.topics, metadata.partitions, metadata.offsets) == (
         ["routed", "t", "routed"], [0, -1, 1], [40, -1, 70],
     )  # fmt: skip
+
+
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+
+
+def interleaved_batch() -> SourceRecordBatch:
+    """Records of two topics alternating, each topic with its own schemas, and a tombstone:
+    a CDC stream of transactions that touch two tables."""
+    a_key = SchemaBuilder.struct().name("a.Key").field("id", INT32_SCHEMA).build()
+    b_key = SchemaBuilder.struct().name("b.Key").field("no", STRING_SCHEMA).build()
+    a_value = SchemaBuilder.struct().name("a.Value").field("id", INT32_SCHEMA).build()
+    b_value = SchemaBuilder.struct().name("b.Value").field("x", OPTIONAL_STRING_SCHEMA).build()
+
+    def struct(schema: Any, value: Any) -> Struct:
+        return Struct(schema).put(schema.fields[0].name, value)
+
+    rows = [("a", a_key, 1, a_value), ("b", b_key, "n1", b_value), ("a", a_key, 2, a_value),
+            ("b", b_key, "n2", b_value), ("a", a_key, 3, None)]  # fmt: skip
+    return SourceRecordBatch(
+        None,
+        [None if vs is None else struct(vs, k) for _, _, k, vs in rows],
+        None,
+        [SourceRun({"server": "s"}, {"lsn": 5}, len(rows))],
+        keys=[struct(ks, k) for _, ks, k, _ in rows],
+        record_offsets=lambda: [{"lsn": i} for i in range(1, len(rows) + 1)],
+        topics=[t for t, _, _, _ in rows],
+        key_schemas=[ks for _, ks, _, _ in rows],
+        value_schemas=[vs for _, _, _, vs in rows],
+    )
+
+
+def test_a_topic_per_record_gives_the_per_record_paths_bytes_in_order() -> None:
+    batch = interleaved_batch()
+    ensured: list[str] = []
+    pipeline = build_pipeline({}, {"key.converter": JSON, "value.converter": JSON},
+                              resolver_for({}))  # fmt: skip
+    columnar, per_record = RecordingProducer(), RecordingProducer()
+    assert pipeline.produce_batch(batch, columnar, None, ensured.append, set()) == 5
+    pipeline.produce_records(batch.records(), per_record, None, lambda t: None, {"a", "b"})
+    assert ensured == ["a", "b"]  # each topic once, in order of appearance
+    assert normalised(columnar.sent) == normalised(per_record.sent)
+    assert [args[0] for args in columnar.sent] == ["a", "b", "a", "b", "a"]
+    assert columnar.sent[4][1] is None  # the tombstone
+
+
+def test_one_converter_call_per_group_of_topic_and_schema() -> None:
+    calls: list[tuple[str, int]] = []
+
+    class Spy:
+        def from_connect_data_batch(self, topic: str, schema: Any, values: list[Any]) -> list[Any]:
+            calls.append((topic, len(values)))
+            return [f"{topic}:{v}" for v in values]
+
+    schema_a, schema_b = INT32_SCHEMA, STRING_SCHEMA
+    out = convert_groups(Spy(), ["a", "b", "a", "a", "b"],
+                         [schema_a, schema_b, schema_a, None, schema_b],
+                         [1, "x", 2, None, "y"])  # fmt: skip
+    assert out == ["a:1", "b:x", "a:2", "a:None", "b:y"]
+    assert calls == [("a", 2), ("b", 2), ("a", 1)]
+
+
+def test_reports_of_a_batch_with_several_topics_are_paired_exactly() -> None:
+    batch = interleaved_batch()
+    delivery = delivered(batch, ordered=True)
+    callbacks = list(delivery.callbacks())
+    assert len({id(c) for c in callbacks}) == 5  # ordered pairing needs one topic
+    for i in (4, 1, 0, 3, 2):
+        callbacks[i](None, Report(0, 10 + i, batch.topic_column()[i]))
+    metadata = delivery.metadata()
+    assert metadata.topics == ["a", "b", "a", "b", "a"]
+    assert metadata.offsets == [10, 11, 12, 13, 14]
