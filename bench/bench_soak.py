@@ -85,7 +85,10 @@ def _sample(workers: list[Worker], rss: dict[int, list[tuple[float, float]]]) ->
 def _progress(servers: str, topic: str, feeder: Feeder, sink: Path) -> str:
     """One line of progress: the sequence partitions' end offsets (records plus transaction
     markers: cheap, unlike reading the topic), lines fed and lines in the sink file."""
-    consumer = Consumer({"bootstrap.servers": servers, "group.id": "soak-progress"})
+    # read_uncommitted: the end offset, not the last stable offset (the embedded broker
+    # answers a committed reader's ListOffsets with 0 at times while a transaction is open).
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": "soak-progress",
+                         "isolation.level": "read_uncommitted"})  # fmt: skip
     try:
         ends = [consumer.get_watermark_offsets(TopicPartition(topic, p), 10)[1] for p in (0, 1)]
     finally:
