@@ -1,239 +1,73 @@
-"""Incremental snapshots driven by the signal table (``signal.data.collection``), as
-Debezium runs them (its "DBLog" watermarking, ``insert_insert`` strategy).
-
-A row inserted into the signal table (columns in the order ``id``, ``type``, ``data``) with
-type ``execute-snapshot`` and data ``{"data-collections": ["public.t"], "type":
-"incremental"}`` queues tables; ``stop-snapshot`` removes them (or all). Each table is read in
-chunks of ``incremental.snapshot.chunk.size`` rows in primary-key order while streaming goes
-on. A chunk is bracketed by two rows the connector inserts into the signal table
-(``snapshot-window-open``, ``snapshot-window-close``); once the open row comes back through the
-stream, every streamed change of a key in the chunk removes that key from the chunk (the
-streamed event is newer), and when the close row arrives the rows left are emitted as ``op=r``
-events with ``source.snapshot=incremental``.
-
-The offsets of the events carry the progress: ``incremental_snapshot_collections`` (a JSON
-list of ``{"incremental_snapshot_collections_id": "schema.table"}``),
-``incremental_snapshot_primary_key`` and ``incremental_snapshot_maximum_key`` (JSON lists of the
-key columns' text forms). A chunk whose close row has not arrived when the lease ends is read
-again by the next lease.
-"""
+"""PostgreSQL's part of an incremental snapshot
+(:mod:`~sparkcat.connectors.debezium.incremental`): chunk queries with row comparisons on a
+raw-text connection, so keys come back in the text form pgoutput streams them in."""
 
 from __future__ import annotations
 
-import json
-import logging
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from sparkcat.api.records import SourceRecord
-from sparkcat.connectors.debezium.envelope import Position, now_us, read_event
+from sparkcat.api.data import Struct
+from sparkcat.connectors.debezium.envelope import now_us
+from sparkcat.connectors.debezium.incremental import Key
 from sparkcat.connectors.debezium.postgres import database
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
 
-log = logging.getLogger(__name__)
 
-COLLECTIONS = "incremental_snapshot_collections"
-PRIMARY_KEY = "incremental_snapshot_primary_key"
-MAXIMUM_KEY = "incremental_snapshot_maximum_key"
-COLLECTION_ID = "incremental_snapshot_collections_id"
-WINDOW_OPEN = "snapshot-window-open"
-WINDOW_CLOSE = "snapshot-window-close"
+class PostgresChunks:
+    def __init__(self, tables: Tables, connect: Callable[[], Any], signal_table: str) -> None:
+        self.tables = tables
+        self._connect = connect
+        self._signal = database.qualified(*signal_table.split(".", 1))
+        self._conn: Any = None
 
-Key = tuple[str | None, ...]
+    def _connection(self) -> Any:
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
 
+    def table(self, collection: str) -> CapturedTable:
+        schema, _, name = collection.partition(".")
+        return self.tables.get(schema, name)
 
-@dataclass
-class _Window:
-    id: str
-    table: CapturedTable
-    rows: dict[Key, dict[str, Any]]
-    last: Key | None
-    opened: bool = False
-
-
-@dataclass
-class IncrementalSnapshot:
-    """The progress of the incremental snapshot of one task; lives for one lease."""
-
-    signal_table: tuple[str, str]
-    chunk_size: int
-    tables: Tables
-    connect: Callable[[], Any]
-    """A raw-text connection (autocommit) for the chunk queries and watermarks."""
-    collections: list[str] = field(default_factory=list)
-    last_key: Key | None = None
-    max_key: Key | None = None
-    _window: _Window | None = None
-    _conn: Any = None
-
-    @classmethod
-    def restore(
-        cls,
-        offset: Mapping[str, Any] | None,
-        signal_table: str,
-        chunk_size: int,
-        tables: Tables,
-        connect: Callable[[], Any],
-    ) -> IncrementalSnapshot:
-        schema, _, table = signal_table.partition(".")
-        state = cls((schema, table), chunk_size, tables, connect)
-        if offset and offset.get(COLLECTIONS):
-            state.collections = [c[COLLECTION_ID] for c in json.loads(offset[COLLECTIONS])]
-            state.last_key = _key(offset.get(PRIMARY_KEY))
-            state.max_key = _key(offset.get(MAXIMUM_KEY))
-        return state
-
-    # ------------------------------------------------------------------------ offsets
-    def offset(self) -> dict[str, Any]:
-        """The keys this snapshot adds to every offset while it runs."""
-        if not self.collections:
-            return {}
-        result: dict[str, Any] = {
-            COLLECTIONS: json.dumps([{COLLECTION_ID: c} for c in self.collections]),
-        }
-        if self.last_key is not None:
-            result[PRIMARY_KEY] = json.dumps(list(self.last_key))
-        if self.max_key is not None:
-            result[MAXIMUM_KEY] = json.dumps(list(self.max_key))
-        return result
-
-    # ------------------------------------------------------------------------ signals
-    def is_signal(self, schema: str, table: str) -> bool:
-        return (schema, table) == self.signal_table
-
-    def on_signal(
-        self, values: Sequence[Any], partition: Mapping[str, Any], offset: Mapping[str, Any]
-    ) -> list[SourceRecord]:
-        """A row inserted into the signal table: ``(id, type, data)`` text values."""
-        signal_id, kind, data = [*values, None, None, None][:3]
-        window = self._window
-        if kind == WINDOW_OPEN and window is not None and signal_id == window.id + "-open":
-            window.opened = True
-        elif kind == WINDOW_CLOSE and window is not None and signal_id == window.id + "-close":
-            return self._close(window, partition, offset)
-        elif kind == "execute-snapshot":
-            self._execute(_data(data))
-        elif kind == "stop-snapshot":
-            self._stop(_data(data))
-        return []
-
-    def _execute(self, data: Mapping[str, Any]) -> None:
-        if str(data.get("type", "incremental")).lower() != "incremental":
-            log.warning("Only incremental snapshots are supported; ignoring %s", data)
-            return
-        for collection in data.get("data-collections") or []:
-            if collection not in self.collections:
-                self.collections.append(str(collection))
-        log.info("Incremental snapshot of %s requested", self.collections)
-
-    def _stop(self, data: Mapping[str, Any]) -> None:
-        named = data.get("data-collections") or []
-        current = self.collections[0] if self.collections else None
-        self.collections = [c for c in self.collections if named and c not in named]
-        if current is not None and current not in self.collections:
-            self._window = None
-            self.last_key = self.max_key = None
-        log.info("Incremental snapshot stopped for %s", named or "every table")
-
-    def on_change(self, table: CapturedTable, key: Key) -> None:
-        """A streamed change: a newer version of ``key`` than the open chunk holds."""
-        window = self._window
-        if window is not None and window.opened and window.table is table:
-            window.rows.pop(key, None)
-
-    # ------------------------------------------------------------------------- chunks
-    @property
-    def wants_chunk(self) -> bool:
-        return bool(self.collections) and self._window is None
-
-    def read_chunk(self) -> None:
-        """Read the next chunk between two watermarks (its rows wait for the close one)."""
-        while self.collections:
-            schema, _, name = self.collections[0].partition(".")
-            table = self.tables.get(schema, name)
-            keys = table.debezium.key_columns
-            if not keys:
-                log.warning("%s has no primary key: not snapshotted", self.collections[0])
-                self._next_table()
-                continue
-            conn = self._connection()
-            if self.max_key is None:
-                self.max_key = self._maximum(conn, table, keys)
-                if self.max_key is None:
-                    self._next_table()
-                    continue
-            window_id = str(uuid.uuid4())
-            self._watermark(conn, window_id + "-open", WINDOW_OPEN)
-            rows = self._select(conn, table, keys)
-            self._watermark(conn, window_id + "-close", WINDOW_CLOSE)
-            if not rows:
-                self._next_table()
-                continue
-            buffered = {tuple(r[c] for c in keys): r for r in rows}
-            self._window = _Window(window_id, table, buffered, tuple(rows[-1][c] for c in keys))
-            return
-
-    def _select(self, conn: Any, table: CapturedTable, keys: Sequence[str]) -> list[dict[str, Any]]:
-        names = [c.name for c in table.shape.columns]
-        key_list = ", ".join(database.quote_ident(k) for k in keys)
-        where, params = (
-            f"ROW({key_list}) <= ROW({', '.join(['%s'] * len(keys))})",
-            list(self.max_key or ()),
-        )
-        if self.last_key is not None:
-            marks = ", ".join(["%s"] * len(keys))
-            where += f" AND ROW({key_list}) > ROW({marks})"
-            params += list(self.last_key)
-        sql = (
-            f"SELECT {', '.join(database.quote_ident(n) for n in names)} FROM "
-            f"{database.qualified(table.schema, table.name)} WHERE {where} "
-            f"ORDER BY {key_list} LIMIT {int(self.chunk_size)}"
-        )
-        return [dict(zip(names, row, strict=True)) for row in database.query(conn, sql, params)]
-
-    def _maximum(self, conn: Any, table: CapturedTable, keys: Sequence[str]) -> Key | None:
+    def maximum(self, table: CapturedTable, keys: Sequence[str]) -> Key | None:
         key_list = ", ".join(database.quote_ident(k) for k in keys)
         descending = ", ".join(f"{database.quote_ident(k)} DESC" for k in keys)
         rows = database.query(
-            conn,
+            self._connection(),
             f"SELECT {key_list} FROM {database.qualified(table.schema, table.name)} "
             f"ORDER BY {descending} LIMIT 1",
         )
         return tuple(rows[0]) if rows else None
 
-    def _watermark(self, conn: Any, signal_id: str, kind: str) -> None:
-        data = json.dumps({"openWindowTimestamp" if kind == WINDOW_OPEN
-                           else "closeWindowTimestamp": now_us() // 1000})  # fmt: skip
-        database.query(
-            conn,
-            f"INSERT INTO {database.qualified(*self.signal_table)} VALUES (%s, %s, %s)",
-            (signal_id, kind, data),
+    def select(
+        self, table: CapturedTable, keys: Sequence[str], after: Key | None, maximum: Key,
+        limit: int,
+    ) -> list[dict[str, Any]]:  # fmt: skip
+        names = [c.name for c in table.shape.columns]
+        key_list = ", ".join(database.quote_ident(k) for k in keys)
+        marks = ", ".join(["%s"] * len(keys))
+        where, params = f"ROW({key_list}) <= ROW({marks})", list(maximum)
+        if after is not None:
+            where += f" AND ROW({key_list}) > ROW({marks})"
+            params += list(after)
+        sql = (
+            f"SELECT {', '.join(database.quote_ident(n) for n in names)} FROM "
+            f"{database.qualified(table.schema, table.name)} WHERE {where} "
+            f"ORDER BY {key_list} LIMIT {int(limit)}"
         )
+        rows = database.query(self._connection(), sql, params)
+        return [dict(zip(names, row, strict=True)) for row in rows]
 
-    def _close(
-        self, window: _Window, partition: Mapping[str, Any], offset: Mapping[str, Any]
-    ) -> list[SourceRecord]:
-        self._window = None
-        self.last_key = window.last
-        table = window.table
-        merged = {**offset, **self.offset()}
-        records = []
-        for row in window.rows.values():
-            source = self.tables.source(table, now_us(), "incremental", None, None)
-            values = table.row(list(row), list(row.values()))
-            records.append(read_event(table.debezium, Position(partition, merged, source), values))
-        return records
+    def watermark(self, signal_id: str, kind: str, data: str) -> None:
+        database.query(self._connection(), f"INSERT INTO {self._signal} VALUES (%s, %s, %s)",
+                       (signal_id, kind, data))  # fmt: skip
 
-    def _next_table(self) -> None:
-        self.collections.pop(0)
-        self.last_key = self.max_key = None
+    def source(self, table: CapturedTable) -> Struct:
+        return self.tables.source(table, now_us(), "incremental", None, None)
 
-    def _connection(self) -> Any:
-        if self._conn is None:
-            self._conn = self.connect()
-        return self._conn
+    def row(self, table: CapturedTable, row: Mapping[str, Any]) -> dict[str, Any]:
+        return table.row(list(row), list(row.values()))
 
     def close(self) -> None:
         if self._conn is not None:
@@ -241,23 +75,4 @@ class IncrementalSnapshot:
             self._conn = None
 
 
-def _key(value: Any) -> Key | None:
-    """A key written by this connector; ``None`` (restart the table) for any other form,
-    such as Debezium's serialized Java arrays."""
-    try:
-        parsed = json.loads(value) if value else None
-    except ValueError:
-        return None
-    return tuple(parsed) if isinstance(parsed, list) else None
-
-
-def _data(text: Any) -> dict[str, Any]:
-    try:
-        parsed = json.loads(text) if text else {}
-    except ValueError:
-        log.warning("Signal data is not JSON: %r", text)
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
-__all__ = ["IncrementalSnapshot"]
+__all__ = ["PostgresChunks"]

@@ -22,9 +22,10 @@ from sparkcat.connectors.debezium import config as common
 from sparkcat.connectors.debezium.envelope import EventSettings
 from sparkcat.connectors.debezium.filters import KeyColumns, NameFilter
 from sparkcat.connectors.debezium.heartbeat import Heartbeat, heartbeat_topic
+from sparkcat.connectors.debezium.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres import config as pg
 from sparkcat.connectors.debezium.postgres import database, snapshot
-from sparkcat.connectors.debezium.postgres.incremental import IncrementalSnapshot
+from sparkcat.connectors.debezium.postgres.incremental import PostgresChunks
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition, partition
 from sparkcat.connectors.debezium.postgres.pgoutput import parse_lsn
 from sparkcat.connectors.debezium.postgres.stream import SlotSettings, StreamReader, open_stream
@@ -118,12 +119,11 @@ class PostgresConnectorTask(SourceTask):
         signal = str(config.get(common.SIGNAL_DATA_COLLECTION) or "")
         if not signal:
             return None
+        chunks = PostgresChunks(
+            self._tables, lambda: database.connect(self._connection, raw_text=True), signal
+        )
         return IncrementalSnapshot.restore(
-            committed,
-            signal,
-            int(config.get(common.INCREMENTAL_SNAPSHOT_CHUNK_SIZE)),
-            self._tables,
-            lambda: database.connect(self._connection, raw_text=True),
+            committed, signal, int(config.get(common.INCREMENTAL_SNAPSHOT_CHUNK_SIZE)), chunks
         )
 
     def _schema_settings(self, config: AbstractConfig, prefix: str) -> SchemaSettings:

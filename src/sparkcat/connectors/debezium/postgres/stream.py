@@ -31,10 +31,10 @@ from sparkcat.connectors.debezium.envelope import (
     change_events,
     truncate_event,
 )
+from sparkcat.connectors.debezium.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres import database, pgoutput
 from sparkcat.connectors.debezium.postgres.changes import ChangePlan
 from sparkcat.connectors.debezium.postgres.config import ConnectionSettings
-from sparkcat.connectors.debezium.postgres.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
 
