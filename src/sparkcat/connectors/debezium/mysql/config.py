@@ -73,8 +73,8 @@ def _binlog_def() -> ConfigDef:
                 "is read and the snapshot transaction starts; none: no lock (MariaDB reads "
                 "the position of the snapshot itself).")
         .define(INCLUDE_SCHEMA_CHANGES, ConfigType.BOOLEAN, True, importance=Importance.MEDIUM,
-                documentation="Whether DDL is sent to the topic named after topic.prefix "
-                "(not supported yet: DDL is applied but not sent).")
+                documentation="Whether a schema change event of each DDL statement on a "
+                "captured table is sent to the topic named after topic.prefix.")
         .define(INCLUDE_QUERY, ConfigType.BOOLEAN, False, importance=Importance.LOW,
                 documentation="Whether source.query holds the statement of each change.")
         .define(BIGINT_UNSIGNED_HANDLING_MODE, ConfigType.STRING, "long",
@@ -83,11 +83,14 @@ def _binlog_def() -> ConfigDef:
         .define(CONNECT_TIMEOUT_MS, ConfigType.LONG, 30_000, Range.at_least(1),
                 importance=Importance.LOW,
                 documentation="How long a connection to the server may take.")
-        .define(SCHEMA_HISTORY_TOPIC, ConfigType.STRING, None, importance=Importance.LOW,
-                documentation="Accepted for compatibility; unused (the binlog's column "
-                "metadata replaces the schema history).")
-        .define(SCHEMA_HISTORY_SERVERS, ConfigType.STRING, None, importance=Importance.LOW,
-                documentation="Accepted for compatibility; unused.")
+        .define(SCHEMA_HISTORY_TOPIC, ConfigType.STRING, None, importance=Importance.HIGH,
+                documentation="The topic (one partition, unlimited retention; created when "
+                "missing) where the connector records each captured table's definition at "
+                "every DDL statement and snapshot, so that a restarted task reads older rows "
+                "with the columns they were written with. Without it, a restart reads the "
+                "tables' current definitions.")
+        .define(SCHEMA_HISTORY_SERVERS, ConfigType.STRING, None, importance=Importance.HIGH,
+                documentation="The Kafka cluster of schema.history.internal.kafka.topic.")
         .define_internal(SNAPSHOT_EPOCH, ConfigType.STRING, "")
         .define_internal(STREAM_START, ConfigType.STRING, "")
     )  # fmt: skip

@@ -70,7 +70,11 @@ def begin(conn: Any, tables: Tables, locking: str, mariadb: bool) -> tuple[Binlo
                 position = _mariadb_snapshot_position(conn)
             else:
                 position = current_position(conn)
-            captured = [tables.get(conn, db, name) for db, name in tables.list(conn)]
+            # The shapes as of the snapshot's position, whatever the history said before.
+            captured = []
+            for db, name in tables.list(conn):
+                tables.refresh(conn, db, name)
+                captured.append(tables.get(conn, db, name))
         finally:
             if locked:
                 cur.execute("UNLOCK TABLES")

@@ -108,6 +108,9 @@ def _privilege_problem(conn: Any) -> str | None:
 
 def _config_problems(config: AbstractConfig) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
+    if config.get(my.SCHEMA_HISTORY_TOPIC) and not config.get(my.SCHEMA_HISTORY_SERVERS):
+        problems.append((my.SCHEMA_HISTORY_SERVERS, "A value is required when "
+                         f"{my.SCHEMA_HISTORY_TOPIC} is set"))  # fmt: skip
     return problems + common.common_problems(
         config, (my.DATABASE_INCLUDE_LIST, my.DATABASE_EXCLUDE_LIST)
     )

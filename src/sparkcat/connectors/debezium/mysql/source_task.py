@@ -10,6 +10,7 @@ lease. A snapshot the lease's end interrupts goes on in the next lease of this p
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -29,15 +30,20 @@ from sparkcat.connectors.debezium.envelope import (
 )
 from sparkcat.connectors.debezium.filters import KeyColumns, NameFilter
 from sparkcat.connectors.debezium.heartbeat import Heartbeat, heartbeat_topic
+from sparkcat.connectors.debezium.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.mysql import config as my
 from sparkcat.connectors.debezium.mysql import snapshot
 from sparkcat.connectors.debezium.mysql.binlog_reader import BinlogReader, RowChange, SchemaChange
+from sparkcat.connectors.debezium.mysql.history import MemorySchemaHistory
+from sparkcat.connectors.debezium.mysql.history_topic import KafkaSchemaHistory
+from sparkcat.connectors.debezium.mysql.incremental import MySqlChunks
 from sparkcat.connectors.debezium.mysql.offsets import (
     SNAPSHOT_COMPLETED_KEY,
     SNAPSHOT_KEY,
     BinlogOffset,
     source_partition,
 )
+from sparkcat.connectors.debezium.mysql.schema_tracker import SchemaTracker, table_names
 from sparkcat.connectors.debezium.mysql.server import current_position, is_mariadb
 from sparkcat.connectors.debezium.mysql.tables import SchemaSettings, Tables
 from sparkcat.connectors.debezium.types import TypeModes
@@ -72,6 +78,7 @@ class MySqlConnectorTask(SourceTask):
     flavour: ClassVar[str] = "mysql"
 
     def __init__(self) -> None:
+        self._incremental: IncrementalSnapshot | None = None
         self._stopping = threading.Event()
         self._conn: Any = None
         self._snapshot: snapshot.SnapshotReader | None = None
@@ -107,6 +114,8 @@ class MySqlConnectorTask(SourceTask):
             NameFilter.of(config.get(common.TABLE_INCLUDE_LIST),
                           config.get(common.TABLE_EXCLUDE_LIST)),
         )  # fmt: skip
+        self._schema = SchemaTracker(self._schema_history(config, prefix), self._tables, prefix,
+                                     bool(config.get(my.INCLUDE_SCHEMA_CHANGES)))  # fmt: skip
         self._park_key = f"{self.flavour}/{prefix}"
         self._origin = f"{self._settings.host}:{self._settings.port}"
         self._conn = my.connect(self._settings, self._timeout_s)
@@ -114,6 +123,7 @@ class MySqlConnectorTask(SourceTask):
         # servers since long before Debezium's MariaDbConnector existed.
         self._mariadb = is_mariadb(self._conn)
         committed = self.context.offset_storage_reader().offset(self._partition)
+        self._incremental = self._incremental_snapshot(config, committed)
         if self._needs_snapshot(committed, props):
             self._start_snapshot(committed)
         elif committed and self._mode == my.SNAPSHOT_INITIAL_ONLY:
@@ -121,6 +131,41 @@ class MySqlConnectorTask(SourceTask):
         else:
             snapshot.discard(self._park_key)
             self._stream_from = self._stream_start(committed, props)
+            if committed:
+                self._schema.recover(committed)
+
+    def _incremental_snapshot(
+        self, config: AbstractConfig, committed: Mapping[str, Any] | None
+    ) -> IncrementalSnapshot | None:
+        signal = str(config.get(common.SIGNAL_DATA_COLLECTION) or "")
+        if not signal:
+            return None
+        chunks = MySqlChunks(self._tables, lambda: my.connect(self._settings, self._timeout_s),
+                             signal, self._stream_position)  # fmt: skip
+        return IncrementalSnapshot.restore(
+            committed, signal, int(config.get(common.INCREMENTAL_SNAPSHOT_CHUNK_SIZE)), chunks
+        )
+
+    def _stream_position(self) -> BinlogOffset:
+        if self._reader is not None:
+            return self._reader.tracker.offset()
+        assert self._stream_from is not None
+        return self._stream_from
+
+    def _offset(self, position: BinlogOffset) -> dict[str, Any]:
+        """A streamed event's offset, with the incremental snapshot's progress."""
+        offset = position.to_dict()
+        if self._incremental is not None:
+            offset.update(self._incremental.offset())
+        return offset
+
+    @staticmethod
+    def _schema_history(config: AbstractConfig, prefix: str) -> Any:
+        topic = config.get(my.SCHEMA_HISTORY_TOPIC)
+        servers = config.get(my.SCHEMA_HISTORY_SERVERS)
+        if not topic or not servers:
+            return MemorySchemaHistory()
+        return KafkaSchemaHistory(str(servers), str(topic), f"{prefix}-schemahistory")
 
     def _schema_settings(self, config: AbstractConfig, prefix: str) -> SchemaSettings:
         modes = TypeModes(
@@ -179,6 +224,7 @@ class MySqlConnectorTask(SourceTask):
         except BaseException:
             conn.close()
             raise
+        self._schema.snapshot_taken(position.to_dict(), captured)
         fetch = int(self._config.get(common.SNAPSHOT_FETCH_SIZE))
         self._snapshot = snapshot.SnapshotReader(conn, self._tables, captured, position,
                                                  self._partition, fetch, self._origin)  # fmt: skip
@@ -208,9 +254,11 @@ class MySqlConnectorTask(SourceTask):
                 mariadb=self._mariadb,
                 include_query=bool(self._config.get(my.INCLUDE_QUERY)),
             )  # fmt: skip
+        if self._incremental is not None and self._incremental.wants_chunk:
+            self._incremental.read_chunk()
         records = self._records(self._reader.poll(self._max_batch))
         if self._heartbeat.due():
-            position = self._reader.tracker.offset().to_dict()
+            position = self._offset(self._reader.tracker.offset())
             records.append(self._heartbeat.record(self._partition, position))
         if not records:
             self._stopping.wait(self._poll_s)
@@ -221,20 +269,28 @@ class MySqlConnectorTask(SourceTask):
         for change in changes:
             if isinstance(change, SchemaChange):
                 records += self._truncate(change)
-                # The columns of streamed rows after DDL are read again from the server.
-                self._tables.forget("")
+                ddl_source = functools.partial(self._ddl_source, change)
+                records += self._schema.ddl(self._conn, change, self._partition, ddl_source)
                 continue
+            records += self._signal(change)
             if not self._tables.captured(change.database, change.table):
                 continue
             row = change.after if change.after is not None else change.before
             table = self._tables.get(self._conn, change.database, change.table,
                                      frozenset(row or ()))  # fmt: skip
+            if self._tables.first_seen:
+                self._schema.record_first_seen(change.offset.to_dict())
             source = self._tables.source(change.table, change.database, change.ts_ms * 1000, {
                 "snapshot": "false", "server_id": change.server_id, "gtid": change.gtid,
                 "file": change.file, "pos": change.pos, "row": change.row,
                 "thread": change.thread, "query": change.query,
             })  # fmt: skip
-            position = Position(self._partition, change.offset.to_dict(), source)
+            if self._incremental is not None:
+                for values in (change.before, change.after):
+                    if values is not None:
+                        key = tuple(values.get(c) for c in table.debezium.key_columns)
+                        self._incremental.on_change(table, key)
+            position = Position(self._partition, self._offset(change.offset), source)
             before = None if change.before is None else table.row(change.before)
             after = None if change.after is None else table.row(change.after)
             records += change_events(table.debezium, self._events, position, change.op, before,
@@ -257,6 +313,21 @@ class MySqlConnectorTask(SourceTask):
         position = Position(self._partition, change.offset.to_dict(), source)
         return truncate_event(table.debezium, self._events, position)
 
+    def _signal(self, change: RowChange) -> list[SourceRecord]:
+        """A row inserted into the signal table: what the incremental snapshot makes of it."""
+        incremental = self._incremental
+        if incremental is None or change.op != "c" or change.after is None:
+            return []
+        if not incremental.is_signal(change.database, change.table):
+            return []
+        return incremental.on_signal(list(change.after.values()), self._partition,
+                                     self._offset(change.offset))  # fmt: skip
+
+    def _ddl_source(self, change: SchemaChange, tables: Any) -> Any:
+        return self._tables.source(table_names(tables), change.database, change.ts_ms * 1000, {
+            "snapshot": "false", "server_id": change.server_id, "file": change.file,
+            "pos": change.pos, "row": 0})  # fmt: skip
+
     def commit(self) -> None:
         # Everything handed out was acknowledged: a parked snapshot may go on from here.
         if self._snapshot is not None:
@@ -275,6 +346,11 @@ class MySqlConnectorTask(SourceTask):
                 snapshot.park(self._park_key, reader)
             else:
                 reader.close()
+        if self._incremental is not None:
+            self._incremental.close()
+        close = getattr(self._schema.history, "close", None)
+        if close is not None:
+            close()
         if self._conn is not None:
             self._conn.close()
             self._conn = None

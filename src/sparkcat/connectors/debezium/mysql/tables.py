@@ -2,14 +2,17 @@
 :class:`~sparkcat.connectors.debezium.types.Column` kinds (Debezium's MySQL type mapping), their
 key, and the ``source`` block of the connector's flavour.
 
-Column types come from ``information_schema`` (read again after DDL or when a binlog event
-brings columns the cached shape lacks); column names of streamed rows come from the binlog's
-table maps. Values are normalised here to what the core converts: JSON documents to text, SET
-members to a comma list, BIT(1) to a boolean, bit strings to integers.
+A table's shape is a :class:`TableDefinition`: its ``information_schema`` rows and primary
+key, as read from the server at the snapshot, after DDL, or recovered from the schema history
+as of the task's offset (so a row written before an ``ALTER TABLE`` is read with the columns it
+was written with). Column names of streamed rows come from the binlog's table maps. Values are
+normalised here to what the core converts: JSON documents to text, SET members to a comma
+list, BIT(1) to a boolean, bit strings to integers.
 """
 
 from __future__ import annotations
 
+import builtins
 import datetime
 import json
 from collections.abc import Mapping
@@ -50,6 +53,22 @@ def source_block_schema(flavour: str) -> Schema:
 
 
 @dataclass(frozen=True)
+class TableDefinition:
+    """One table's columns as ``information_schema.COLUMNS`` rows (lower-case keys, in
+    ordinal order) and its primary key: what the schema history records per table."""
+
+    db: str
+    name: str
+    columns: tuple[Mapping[str, Any], ...]
+    primary_key: tuple[str, ...]
+    charset: str | None = None
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(str(c["column_name"]) for c in self.columns)
+
+
+@dataclass(frozen=True)
 class SchemaSettings:
     """What shapes the schemas of every captured table of one connector."""
 
@@ -65,20 +84,23 @@ class SchemaSettings:
 class CapturedTable:
     """One table: its Debezium schemas, and how to turn a row of it into a ``...Value``."""
 
-    def __init__(
-        self, db: str, name: str, columns: list[t.Column], key: list[str], settings: SchemaSettings
-    ) -> None:
+    def __init__(self, definition: TableDefinition, settings: SchemaSettings) -> None:
+        db, name = definition.db, definition.name
+        columns = [column_of(r, settings) for r in definition.columns]
+        self.definition = definition
         self.db = db
         self.name = name
         self.columns = columns
         self.column_names = frozenset(c.name for c in columns)
-        self.primary_key = tuple(key)
+        self.primary_key = definition.primary_key
         topic = settings.delimiter.join((settings.prefix, db, name))
         wanted = [c.name for c in columns if settings.columns.matches(f"{db}.{name}.{c.name}")]
         chosen = settings.key_columns.for_table(f"{db}.{name}")
-        self.debezium = TableSchema(topic, columns, list(chosen) if chosen else key,
-                                    settings.modes, source_block_schema(settings.flavour),
-                                    wanted)  # fmt: skip
+        # One schema object per shape in this process: converters cache by schema identity.
+        self.debezium = TableSchema.shared(topic, columns,
+                                           list(chosen) if chosen else list(definition.primary_key),
+                                           settings.modes, source_block_schema(settings.flavour),
+                                           wanted)  # fmt: skip
         self._normalisers = {c.name: _normaliser(c) for c in columns}
 
     def row(self, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -157,7 +179,7 @@ def column_of(row: Mapping[str, Any], settings: SchemaSettings) -> t.Column:
             return t.Column(name, t.KIND_BOOLEAN, optional, type_name=column_type)
         return t.Column(name, t.KIND_BITS, optional, bits, type_name=column_type)
     if data_type in ("enum", "set"):
-        members = _members(column_type)
+        members = enum_members(column_type)
         kind = t.KIND_ENUM if data_type == "enum" else t.KIND_ENUM_SET
         return t.Column(name, kind, optional, type_name=column_type, allowed=members)
     if data_type in _BINARIES:
@@ -165,7 +187,7 @@ def column_of(row: Mapping[str, Any], settings: SchemaSettings) -> t.Column:
     return t.Column(name, t.KIND_STRING, optional, type_name=column_type)
 
 
-def _members(column_type: str) -> tuple[str, ...]:
+def enum_members(column_type: str) -> tuple[str, ...]:
     """The quoted members of ``enum('a','b')``/``set('a','b')``."""
     inner = column_type[column_type.index("(") + 1 : column_type.rindex(")")]
     members, current, quoted, i = [], "", False, 0
@@ -187,13 +209,17 @@ def _members(column_type: str) -> tuple[str, ...]:
 
 
 class Tables:
-    """The captured tables, read from ``information_schema`` on first use and after DDL."""
+    """The captured tables. A table's shape is the one :meth:`define` set (from the schema
+    history or after DDL), or else read from the server on first use; a table first read that
+    way is listed in :attr:`first_seen`, for the task to record in the schema history."""
 
     def __init__(self, settings: SchemaSettings, databases: NameFilter, tables: NameFilter):
         self.settings = settings
         self.databases = databases
         self.tables = tables
         self._cache: dict[tuple[str, str], CapturedTable] = {}
+        self._definitions: dict[tuple[str, str], TableDefinition | None] = {}
+        self.first_seen: list[TableDefinition] = []
         self.source_schema = source_block_schema(settings.flavour)
 
     def captured(self, db: str, table: str) -> bool:
@@ -212,37 +238,38 @@ class Tables:
         return [(d, n) for d, n in found if self.captured(d, n)]
 
     def get(self, conn: Any, db: str, table: str, names: frozenset[str] | None = None) -> Any:
-        """The table's schemas, re-read if ``names`` (a row's columns) are not all known."""
-        cached = self._cache.get((db, table))
+        """The table's schemas. When ``names`` (a row's columns) are not all known, the
+        shape is read again from the server (a table altered while no history was kept)."""
+        key = (db, table)
+        cached = self._cache.get(key)
         if cached is not None and (names is None or names <= cached.column_names):
             return cached
-        loaded = self._load(conn, db, table)
-        self._cache[(db, table)] = loaded
+        definition = self._definitions.get(key)
+        if definition is None or (names is not None and not names <= set(definition.column_names)):
+            definition = read_definition(conn, db, table)
+            if key not in self._definitions:
+                self.first_seen.append(definition)
+            self._definitions[key] = definition
+        loaded = self._cache[key] = CapturedTable(definition, self.settings)
         return loaded
 
-    def forget(self, db: str) -> None:
-        """Drop what is known of ``db``'s tables (after DDL in it)."""
-        for key in [k for k in self._cache if k[0] == db or not db]:
-            del self._cache[key]
+    def known(self, db: str, table: str) -> TableDefinition | None:
+        return self._definitions.get((db, table))
 
-    def _load(self, conn: Any, db: str, table: str) -> CapturedTable:
-        with conn.cursor() as cur:
-            cur.execute(
-                "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_PRECISION, "
-                "NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_KEY FROM information_schema.COLUMNS "
-                "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
-                (db, table),
-            )
-            names = [d[0].lower() for d in cur.description]
-            rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-            cur.execute(
-                "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = %s "
-                "AND TABLE_NAME = %s AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
-                (db, table),
-            )
-            key = [str(r[0]) for r in cur.fetchall()]
-        columns = [column_of(r, self.settings) for r in rows]
-        return CapturedTable(db, table, columns, key, self.settings)
+    def known_tables(self, db: str) -> builtins.list[tuple[str, str]]:
+        return [k for k, d in self._definitions.items() if k[0] == db and d is not None]
+
+    def define(self, db: str, table: str, definition: TableDefinition | None) -> None:
+        """Set the table's shape from now on (``None``: dropped)."""
+        self._definitions[(db, table)] = definition
+        self._cache.pop((db, table), None)
+
+    def refresh(self, conn: Any, db: str, table: str) -> TableDefinition | None:
+        """Read the table's shape from the server now (``None`` when it does not exist)."""
+        definition = read_definition(conn, db, table)
+        found = definition if definition.columns else None
+        self.define(db, table, found)
+        return found
 
     def source(self, table: str | None, db: str, ts_us: int, values: Mapping[str, Any]) -> Struct:
         return source_struct(self.source_schema, {
@@ -251,4 +278,48 @@ class Tables:
         })  # fmt: skip
 
 
-__all__ = ["CapturedTable", "SchemaSettings", "Tables", "column_of", "source_block_schema"]
+_COLUMNS = (
+    "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, NUMERIC_PRECISION, NUMERIC_SCALE, "
+    "DATETIME_PRECISION, CHARACTER_MAXIMUM_LENGTH, CHARACTER_SET_NAME, COLUMN_DEFAULT, EXTRA, "
+    "COLUMN_COMMENT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s "
+    "ORDER BY ORDINAL_POSITION"
+)
+
+
+def read_definition(conn: Any, db: str, table: str) -> TableDefinition:
+    """The table's shape on the server now (no columns when it does not exist)."""
+    with conn.cursor() as cur:
+        cur.execute(_COLUMNS, (db, table))
+        names = [d[0].lower() for d in cur.description]
+        rows = [_plain(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
+        cur.execute(
+            "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = %s "
+            "AND TABLE_NAME = %s AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
+            (db, table),
+        )
+        key = tuple(str(r[0]) for r in cur.fetchall())
+        cur.execute(
+            "SELECT c.CHARACTER_SET_NAME FROM information_schema.TABLES t JOIN "
+            "information_schema.COLLATIONS c ON c.COLLATION_NAME = t.TABLE_COLLATION "
+            "WHERE t.TABLE_SCHEMA = %s AND t.TABLE_NAME = %s",
+            (db, table),
+        )
+        found = cur.fetchone()
+    return TableDefinition(db, table, tuple(rows), key, str(found[0]) if found else None)
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """A COLUMNS row with JSON-friendly values (it is written to the schema history)."""
+    return {k: v if v is None or isinstance(v, str | int) else str(v) for k, v in row.items()}
+
+
+__all__ = [
+    "CapturedTable",
+    "SchemaSettings",
+    "TableDefinition",
+    "Tables",
+    "column_of",
+    "enum_members",
+    "read_definition",
+    "source_block_schema",
+]

@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 
 from sparkcat.connectors.debezium.filters import KeyColumns, NameFilter
-from sparkcat.connectors.debezium.mysql.tables import CapturedTable, SchemaSettings, column_of
+from sparkcat.connectors.debezium.mysql.tables import (
+    CapturedTable,
+    SchemaSettings,
+    TableDefinition,
+    column_of,
+)
 from sparkcat.connectors.debezium.types import TypeModes, column_schema
 
 
@@ -69,8 +74,8 @@ def test_binlog_and_snapshot_values_become_the_same_connect_values() -> None:
     rows = [info("json"), info("set('x','y','z')"), info("bit(1)"), info("bit(12)",
             numeric_precision=12), info("time(6)", datetime_precision=6),
             info("timestamp", datetime_precision=0)]  # fmt: skip
-    columns = [column_of({**r, "column_name": f"c{i}"}, s) for i, r in enumerate(rows)]
-    table = CapturedTable("db", "t", columns, [], s)
+    columns = tuple({**r, "column_name": f"c{i}"} for i, r in enumerate(rows))
+    table = CapturedTable(TableDefinition("db", "t", columns, ()), s)
     binlog = {"c0": {b"a": [1, b"x"]}, "c1": {"z", "x"}, "c2": "1", "c3": "000000000101",
               "c4": datetime.timedelta(hours=1, microseconds=5),
               "c5": datetime.datetime(2024, 1, 2, 3, 4, 5)}  # fmt: skip
