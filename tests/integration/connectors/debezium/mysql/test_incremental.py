@@ -12,7 +12,7 @@ from tests.support.cdc_mariadb import ThrowawayMariaDb
 
 from .conftest import Leases, connector_config, read_topic
 
-pytestmark = [pytest.mark.broker, pytest.mark.slow]
+pytestmark = pytest.mark.broker
 
 SIGNAL = ("CREATE TABLE debezium_signal (id VARCHAR(64) PRIMARY KEY, type VARCHAR(32) NOT NULL,"
           " data VARCHAR(2048) NULL)")  # fmt: skip

@@ -12,7 +12,7 @@ from tests.support.cdc_servers import read_topic
 
 from .conftest import Leases, connector_config, unique
 
-pytestmark = [pytest.mark.broker, pytest.mark.slow]
+pytestmark = pytest.mark.broker
 
 
 def fields(envelope: dict[str, Any]) -> list[str]:
