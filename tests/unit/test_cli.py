@@ -13,7 +13,7 @@ import pytest
 import sparkcat
 from sparkcat.cli import main, read_connector_file, standalone_main
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "config" / "connect-standalone.properties"
 SOURCE = REPO / "config" / "connect-file-source.properties"
 
