@@ -40,8 +40,8 @@ Public API:
   result per worker (newly assigned, newly revoked, all assigned); used by tests.
 """
 
-# Longer than the usual 400 lines: one algorithm, kept whole so that it reads side by side
-# with Kafka's IncrementalCooperativeAssignor.java.
+# The decisions of Kafka's IncrementalCooperativeAssignor.java, in its order, so the two read
+# side by side; the set arithmetic they use is in worker_loads.py.
 
 from __future__ import annotations
 
@@ -60,6 +60,21 @@ from sparkcat.runtime.distributed.protocol import (
     ExtendedWorkerState,
     serialize_assignment,
 )
+from sparkcat.runtime.distributed.worker_loads import (
+    ConnectorsAndTasks,
+    WorkerLoad,
+    add_all,
+    assign,
+    connectors_of,
+    diff,
+    duplicates_of,
+    intersection,
+    load_balancing_revocations,
+    map_diff,
+    remove_all,
+    task_key,
+    tasks_of,
+)
 from sparkcat.runtime.rest.entities import ConnectorTaskId
 
 Clock = Callable[[], int]
@@ -68,10 +83,6 @@ T = TypeVar("T")
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _task_key(task: ConnectorTaskId) -> tuple[str, int]:
-    return (task.connector, task.task)
 
 
 class ConfigSnapshot(Protocol):
@@ -110,79 +121,7 @@ def _task_ids(snapshot: ConfigSnapshot, connector: str) -> list[ConnectorTaskId]
         else:
             name, number = task
             result.append(ConnectorTaskId(str(name), int(number)))
-    return sorted(result, key=_task_key)
-
-
-class _ConnectorsAndTasks:
-    """Kafka's ``ConnectorsAndTasks``: two insertion-ordered sets."""
-
-    __slots__ = ("connectors", "tasks")
-
-    def __init__(
-        self, connectors: Iterable[str] = (), tasks: Iterable[ConnectorTaskId] = ()
-    ) -> None:
-        self.connectors: dict[str, None] = dict.fromkeys(connectors)
-        self.tasks: dict[ConnectorTaskId, None] = dict.fromkeys(tasks)
-
-    def add_all(self, other: _ConnectorsAndTasks) -> None:
-        self.connectors.update(other.connectors)
-        self.tasks.update(other.tasks)
-
-    def is_empty(self) -> bool:
-        return not self.connectors and not self.tasks
-
-    def clear(self) -> None:
-        self.connectors.clear()
-        self.tasks.clear()
-
-
-class _WorkerLoad:
-    __slots__ = ("connectors", "tasks", "worker")
-
-    def __init__(self, worker: str, connectors: Iterable[str], tasks: Iterable[ConnectorTaskId]):
-        self.worker = worker
-        self.connectors = list(connectors)
-        self.tasks = list(tasks)
-
-    def is_empty(self) -> bool:
-        return not self.connectors and not self.tasks
-
-    def remove(self, other: _ConnectorsAndTasks) -> None:
-        self.connectors = [c for c in self.connectors if c not in other.connectors]
-        self.tasks = [t for t in self.tasks if t not in other.tasks]
-
-
-def _diff(base: _ConnectorsAndTasks, *subtract: _ConnectorsAndTasks) -> _ConnectorsAndTasks:
-    # Kafka builds these from TreeSets: the result is sorted.
-    connectors = set(base.connectors)
-    tasks = set(base.tasks)
-    for sub in subtract:
-        connectors.difference_update(sub.connectors)
-        tasks.difference_update(sub.tasks)
-    return _ConnectorsAndTasks(sorted(connectors), sorted(tasks, key=_task_key))
-
-
-def _intersection(
-    part: _ConnectorsAndTasks, members: Mapping[str, _ConnectorsAndTasks]
-) -> dict[str, _ConnectorsAndTasks]:
-    return {
-        worker: _ConnectorsAndTasks(
-            (c for c in owned.connectors if c in part.connectors),
-            (t for t in owned.tasks if t in part.tasks),
-        )
-        for worker, owned in members.items()
-    }
-
-
-def _add_all(base: dict[str, _ConnectorsAndTasks], more: Mapping[str, _ConnectorsAndTasks]) -> None:
-    for worker, assignment in more.items():
-        base.setdefault(worker, _ConnectorsAndTasks()).add_all(assignment)
-
-
-def _remove_all(loads: list[_WorkerLoad], remove: Mapping[str, _ConnectorsAndTasks]) -> None:
-    for load in loads:
-        if load.worker in remove:
-            load.remove(remove[load.worker])
+    return sorted(result, key=task_key)
 
 
 def _exponential_backoff(max_delay: int, attempts: int) -> int:
@@ -341,8 +280,8 @@ class IncrementalCooperativeAssignor:
     def __init__(self, max_delay_ms: int, clock: Clock = _now_ms) -> None:
         self.max_delay = max_delay_ms
         self._clock = clock
-        self._previous_assignment = _ConnectorsAndTasks()
-        self._previous_revocation = _ConnectorsAndTasks()
+        self._previous_assignment = ConnectorsAndTasks()
+        self._previous_revocation = ConnectorsAndTasks()
         self._revoked_in_previous = False
         self.candidate_workers_for_reassignment: dict[str, None] = {}
         self.scheduled_rebalance = 0
@@ -370,7 +309,7 @@ class IncrementalCooperativeAssignor:
             return _mismatch(version, leader_id, members, max_offset, snapshot)
         offset = max_offset if used is snapshot else used.offset
         current = {
-            member: _ConnectorsAndTasks(
+            member: ConnectorsAndTasks(
                 state.assignment.connectors if state.assignment else (),
                 state.assignment.tasks if state.assignment else (),
             )
@@ -408,7 +347,7 @@ class IncrementalCooperativeAssignor:
         """The core of the algorithm over plain data: member id -> (connectors, tasks) it
         runs now. Visible for tests, as in Kafka."""
         current = {
-            member: _ConnectorsAndTasks(connectors, tasks)
+            member: ConnectorsAndTasks(connectors, tasks)
             for member, (connectors, tasks) in member_assignments.items()
         }
         return self._perform_task_assignment(
@@ -420,16 +359,16 @@ class IncrementalCooperativeAssignor:
         snapshot: ConfigSnapshot,
         last_completed_generation: int,
         generation: int,
-        members: Mapping[str, _ConnectorsAndTasks],
+        members: Mapping[str, ConnectorsAndTasks],
     ) -> ClusterAssignment:
         if self.previous_generation_id != last_completed_generation:
             # The leader's view of the previous round may be stale (e.g. a failed sync).
-            self._previous_assignment = _ConnectorsAndTasks()
+            self._previous_assignment = ConnectorsAndTasks()
         connectors = snapshot.connectors()
-        configured = _ConnectorsAndTasks(
+        configured = ConnectorsAndTasks(
             connectors, (t for c in connectors for t in _task_ids(snapshot, c))
         )
-        active = _ConnectorsAndTasks()
+        active = ConnectorsAndTasks()
         for owned in members.values():
             active.add_all(owned)
         revocation = self._previous_revocation
@@ -438,38 +377,38 @@ class IncrementalCooperativeAssignor:
             if any(c in active.connectors for c in revocation.connectors) or any(
                 t in active.tasks for t in revocation.tasks
             ):
-                self._previous_assignment = _ConnectorsAndTasks(active.connectors, active.tasks)
+                self._previous_assignment = ConnectorsAndTasks(active.connectors, active.tasks)
             revocation.clear()
 
-        deleted = _diff(self._previous_assignment, configured)
-        duplicated = _duplicated(members)
-        lost = _diff(self._previous_assignment, active, deleted)
-        created = _diff(configured, self._previous_assignment, active)
+        deleted = diff(self._previous_assignment, configured)
+        duplicated = duplicates_of(members)
+        lost = diff(self._previous_assignment, active, deleted)
+        created = diff(configured, self._previous_assignment, active)
         current_loads = [
-            _WorkerLoad(
+            WorkerLoad(
                 w,
                 (c for c in owned.connectors if c not in deleted.connectors),
                 (t for t in owned.tasks if t not in deleted.tasks),
             )
             for w, owned in members.items()
         ]
-        to_revoke: dict[str, _ConnectorsAndTasks] = {}
-        deleted_to_revoke = _intersection(deleted, members)
-        duplicated_to_revoke = _intersection(duplicated, members)
-        _add_all(to_revoke, deleted_to_revoke)
-        _add_all(to_revoke, duplicated_to_revoke)
-        next_loads = [_WorkerLoad(w, o.connectors, o.tasks) for w, o in members.items()]
-        _remove_all(next_loads, deleted_to_revoke)
-        _remove_all(next_loads, duplicated_to_revoke)
+        to_revoke: dict[str, ConnectorsAndTasks] = {}
+        deleted_to_revoke = intersection(deleted, members)
+        duplicated_to_revoke = intersection(duplicated, members)
+        add_all(to_revoke, deleted_to_revoke)
+        add_all(to_revoke, duplicated_to_revoke)
+        next_loads = [WorkerLoad(w, o.connectors, o.tasks) for w, o in members.items()]
+        remove_all(next_loads, deleted_to_revoke)
+        remove_all(next_loads, duplicated_to_revoke)
 
-        lost_to_reassign = _ConnectorsAndTasks()
+        lost_to_reassign = ConnectorsAndTasks()
         self._handle_lost_assignments(lost, lost_to_reassign, next_loads)
         self._balance(configured, next_loads, to_revoke)
 
-        to_assign = _ConnectorsAndTasks(created.connectors, created.tasks)
+        to_assign = ConnectorsAndTasks(created.connectors, created.tasks)
         to_assign.add_all(lost_to_reassign)
-        _assign(next_loads, list(to_assign.connectors), _connectors_of)
-        _assign(next_loads, list(to_assign.tasks), _tasks_of)
+        assign(next_loads, list(to_assign.connectors), connectors_of)
+        assign(next_loads, list(to_assign.tasks), tasks_of)
 
         next_connectors = {w.worker: list(w.connectors) for w in next_loads}
         next_tasks = {w.worker: list(w.tasks) for w in next_loads}
@@ -483,25 +422,25 @@ class IncrementalCooperativeAssignor:
         revoked_connectors = {w: list(r.connectors) for w, r in to_revoke.items()}
         revoked_tasks = {w: list(r.tasks) for w, r in to_revoke.items()}
         return ClusterAssignment(
-            _map_diff(next_connectors, current_connectors),
-            _map_diff(next_tasks, current_tasks),
+            map_diff(next_connectors, current_connectors),
+            map_diff(next_tasks, current_tasks),
             revoked_connectors,
             revoked_tasks,
-            _map_diff(next_connectors, revoked_connectors),
-            _map_diff(next_tasks, revoked_tasks),
+            map_diff(next_connectors, revoked_connectors),
+            map_diff(next_tasks, revoked_tasks),
         )
 
     def _balance(
         self,
-        configured: _ConnectorsAndTasks,
-        next_loads: list[_WorkerLoad],
-        to_revoke: dict[str, _ConnectorsAndTasks],
+        configured: ConnectorsAndTasks,
+        next_loads: list[WorkerLoad],
+        to_revoke: dict[str, ConnectorsAndTasks],
     ) -> None:
         # No load-balancing revocations while a delayed rebalance is pending.
         if self.delay != 0:
             self._revoked_in_previous = False
             return
-        revocations = _load_balancing_revocations(configured, next_loads)
+        revocations = load_balancing_revocations(configured, next_loads)
         if self._revoked_in_previous and revocations:
             self._num_successive_revoking_rebalances += 1
             self.delay = _exponential_backoff(
@@ -510,11 +449,11 @@ class IncrementalCooperativeAssignor:
             if self.delay != 0:
                 self.scheduled_rebalance = self._clock() + self.delay
                 return
-            _add_all(to_revoke, revocations)
-            _remove_all(next_loads, revocations)
+            add_all(to_revoke, revocations)
+            remove_all(next_loads, revocations)
         elif revocations:
-            _add_all(to_revoke, revocations)
-            _remove_all(next_loads, revocations)
+            add_all(to_revoke, revocations)
+            remove_all(next_loads, revocations)
             self._revoked_in_previous = True
         elif self._revoked_in_previous:
             # Converged to a balanced load: reset the backoff.
@@ -523,12 +462,12 @@ class IncrementalCooperativeAssignor:
 
     def _compute_previous_assignment(
         self,
-        to_revoke: Mapping[str, _ConnectorsAndTasks],
+        to_revoke: Mapping[str, ConnectorsAndTasks],
         connectors: Mapping[str, list[str]],
         tasks: Mapping[str, list[ConnectorTaskId]],
-        lost: _ConnectorsAndTasks,
-    ) -> _ConnectorsAndTasks:
-        previous = _ConnectorsAndTasks(
+        lost: ConnectorsAndTasks,
+    ) -> ConnectorsAndTasks:
+        previous = ConnectorsAndTasks(
             (c for owned in connectors.values() for c in owned),
             (t for owned in tasks.values() for t in owned),
         )
@@ -544,9 +483,9 @@ class IncrementalCooperativeAssignor:
 
     def _handle_lost_assignments(
         self,
-        lost: _ConnectorsAndTasks,
-        to_reassign: _ConnectorsAndTasks,
-        loads: list[_WorkerLoad],
+        lost: ConnectorsAndTasks,
+        to_reassign: ConnectorsAndTasks,
+        loads: list[WorkerLoad],
     ) -> None:
         if lost.is_empty() and not self._revoked_in_previous:
             self._reset_delay()
@@ -594,101 +533,8 @@ class IncrementalCooperativeAssignor:
 
 
 def _calculate_delay(scheduled: int, now: int, max_delay: int) -> int:
-    diff = scheduled - now
-    return min(diff, max_delay) if diff > 0 else 0
-
-
-def _duplicated(members: Mapping[str, _ConnectorsAndTasks]) -> _ConnectorsAndTasks:
-    connector_counts: dict[str, int] = {}
-    task_counts: dict[ConnectorTaskId, int] = {}
-    for owned in members.values():
-        for c in owned.connectors:
-            connector_counts[c] = connector_counts.get(c, 0) + 1
-        for t in owned.tasks:
-            task_counts[t] = task_counts.get(t, 0) + 1
-    return _ConnectorsAndTasks(
-        (c for c, n in connector_counts.items() if n > 1),
-        (t for t, n in task_counts.items() if n > 1),
-    )
-
-
-def _map_diff(base: Mapping[str, list[T]], subtract: Mapping[str, list[T]]) -> dict[str, list[T]]:
-    result: dict[str, list[T]] = {}
-    for worker, values in base.items():
-        remove = set(subtract.get(worker, ()))
-        result[worker] = [v for v in values if v not in remove]
-    return result
-
-
-def _connectors_of(load: _WorkerLoad) -> list[Any]:
-    return load.connectors
-
-
-def _tasks_of(load: _WorkerLoad) -> list[Any]:
-    return load.tasks
-
-
-def _assign(
-    loads: list[_WorkerLoad], items: list[Any], allocation: Callable[[_WorkerLoad], list[Any]]
-) -> None:
-    """Kafka's ``assignConnectors``/``assignTasks``: fill the least-loaded workers first,
-    round-robin, never past the next load level in one pass."""
-    if not items:
-        return
-    loads.sort(key=lambda load: (len(allocation(load)), load.worker))
-    first = loads[0]
-    pending = iter(items)
-    remaining = len(items)
-    while remaining:
-        first_load = len(allocation(first))
-        up_to = next(
-            (i for i, load in enumerate(loads) if len(allocation(load)) > first_load), len(loads)
-        )
-        for load in loads[:up_to]:
-            allocation(load).append(next(pending))
-            remaining -= 1
-            if not remaining:
-                break
-
-
-def _load_balancing_revocations(
-    configured: _ConnectorsAndTasks, loads: list[_WorkerLoad]
-) -> dict[str, _ConnectorsAndTasks]:
-    if all(load.is_empty() for load in loads) or configured.is_empty():
-        return {}
-    result: dict[str, _ConnectorsAndTasks] = {}
-    for worker, revoked in _revocations(len(configured.connectors), loads, _connectors_of).items():
-        result.setdefault(worker, _ConnectorsAndTasks()).connectors.update(dict.fromkeys(revoked))
-    for worker, revoked in _revocations(len(configured.tasks), loads, _tasks_of).items():
-        result.setdefault(worker, _ConnectorsAndTasks()).tasks.update(dict.fromkeys(revoked))
-    return result
-
-
-def _revocations(
-    total: int, loads: list[_WorkerLoad], allocation: Callable[[_WorkerLoad], list[Any]]
-) -> dict[str, list[Any]]:
-    """How many (and which) of one kind to revoke from each over-loaded worker: each keeps
-    ``total // workers``, and ``total % workers`` of them one more."""
-    minimum, extra = divmod(total, len(loads))
-    sizes = [len(allocation(load)) for load in loads]
-    at_min = sum(1 for n in sizes if n == minimum)
-    at_extra = sum(1 for n in sizes if n == minimum + 1)
-    if at_extra == extra and at_min + at_extra == len(loads):
-        return {}
-    result: dict[str, list[Any]] = {}
-    allocated_extras = 0
-    for load, current in zip(loads, sizes, strict=True):
-        if current <= minimum:
-            continue
-        if allocated_extras < extra:
-            allocated_extras += 1
-            if current == minimum + 1:
-                continue
-            limit = minimum + 1
-        else:
-            limit = minimum
-        result[load.worker] = list(allocation(load)[: current - limit])
-    return result
+    ahead = scheduled - now
+    return min(ahead, max_delay) if ahead > 0 else 0
 
 
 __all__ = [
