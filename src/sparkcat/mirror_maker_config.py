@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from sparkcat.api.errors import ConfigError
 from sparkcat.connectors.mirror.config import ALL_CONFIG_NAMES
 
+ENABLE_INTERNAL_REST_CONFIG = "dedicated.mode.enable.internal.rest"
+LISTENERS_DEFAULT = "http://:8083"
 BYTE_ARRAY = "org.apache.kafka.connect.converters.ByteArrayConverter"
 CONNECTORS = ("MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector")
 _PACKAGE = "org.apache.kafka.connect.mirror."
@@ -54,6 +56,20 @@ class MirrorMakerConfig:
                 'Missing required configuration "clusters" which has no default value.'
             )
         self.clusters = list(dict.fromkeys(clusters))
+
+    def enable_internal_rest(self) -> bool:
+        """``dedicated.mode.enable.internal.rest`` (default false): whether the nodes serve
+        the internal REST endpoints through which followers reach the leader."""
+        return _bool(self.raw.get(ENABLE_INTERNAL_REST_CONFIG), False)
+
+    def internal_rest_props(self) -> dict[str, str]:
+        """The internal server's settings (Kafka's ``RestServerConfig.forInternal`` over the
+        file's top-level keys): ``listeners`` (default ``http://:8083``), the
+        ``listeners.https.*`` TLS keys and ``rest.advertised.*``."""
+        props = dict(self.raw)
+        props.setdefault("listeners", LISTENERS_DEFAULT)
+        props.pop("admin.listeners", None)  # the internal server has no admin resources
+        return props
 
     def cluster_pairs(self) -> list[SourceAndTarget]:
         heartbeats = _bool(self.raw.get("emit.heartbeats.enabled"), True)
@@ -137,4 +153,4 @@ def _bool(value: str | None, default: bool) -> bool:
     return default if value is None else value.strip().lower() == "true"
 
 
-__all__ = ["CONNECTORS", "MirrorMakerConfig", "SourceAndTarget"]
+__all__ = ["CONNECTORS", "ENABLE_INTERNAL_REST_CONFIG", "MirrorMakerConfig", "SourceAndTarget"]

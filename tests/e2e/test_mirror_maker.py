@@ -125,7 +125,7 @@ def mirrored(
         return found if len(found) >= count else None
 
     found: list[Any] = wait_for(
-        enough, START_TIMEOUT_S, f"{count} records in A.{topic}", 1.0, worker
+        enough, START_TIMEOUT_S, f"{count} records in A.{topic}", interval=1.0, worker=worker
     )
     return found
 
@@ -166,9 +166,9 @@ def test_mirror_maker_mirrors_checkpoints_and_resumes_after_sigterm(
         expected = {TopicPartition(remote, 0): 50, TopicPartition(remote, 1): 200,
                     TopicPartition(remote, 2): 7}  # fmt: skip
         wait_for(lambda: translate_offsets({"bootstrap.servers": b}, "A", group, 10) == expected,
-                 60, "checkpoints of the group", 1.0, mm)  # fmt: skip
+                 60, "checkpoints of the group", interval=1.0, worker=mm)  # fmt: skip
         wait_for(lambda: committed(b, group, remote, PARTITIONS) == [50, 200, 7],
-                 60, "the group's offsets synced to B", 1.0, mm)  # fmt: skip
+                 60, "the group's offsets synced to B", interval=1.0, worker=mm)  # fmt: skip
         beats = [Heartbeat.deserialize(m.key(), m.value()) for m in read_to_end(b, "heartbeats", 1)]
         assert ("A", "B") in {(h.source_cluster_alias, h.target_cluster_alias) for h in beats}
 
@@ -234,7 +234,7 @@ def test_kill_9_mid_mirror_then_restart_loses_nothing(
     try:
         # Mid-mirror: offsets were committed at least twice and records keep flowing.
         wait_for(lambda: sum(stored_offsets(b, topic).values()) > 2 * 4000, START_TIMEOUT_S,
-                 "offsets committed", 1.0, mm)  # fmt: skip
+                 "offsets committed", interval=1.0, worker=mm)  # fmt: skip
         mm.kill_group()
         committed_at_kill = stored_offsets(b, topic)
         copied_at_kill = len(read_to_end(b, remote, 2))
