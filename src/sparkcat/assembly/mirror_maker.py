@@ -75,13 +75,19 @@ class MirrorHerder(DistributedHerder):
         self.pair = pair
         self.internal_rest = internal_rest
         self.was_leader = False
+        self.seen_generation = -1
         # connector -> (next attempt, backoff) while a follower cannot forward its configs
         self.backoffs: dict[str, tuple[float, float]] = {}
 
     def tick(self) -> None:
+        """After each successful rebalance (Kafka's ``rebalanceSuccess``): a node that has
+        just become the leader configures the connectors."""
         super().tick()
         if self.rebalancing or self.assignment is None:
             return
+        if self.group_generation == self.seen_generation:
+            return
+        self.seen_generation = self.group_generation
         leader = self.is_leader()
         if leader and not self.was_leader:
             log.info("This node %s is now a leader for %s. Configuring connectors...",
