@@ -40,3 +40,30 @@ def test_a_storage_setting_kafka_refuses_is_a_usage_error(tmp_path: Path) -> Non
     )
     with pytest.raises(UsageError, match=r"offset\.storage\.partitions"):
         parse_args([path])
+
+
+def test_clusters_takes_several_names_as_kafka_or_commas(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mm2.properties",
+        "clusters = A, B, C\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\n"
+        "C.bootstrap.servers = c:9092\nA->B.enabled = true\nA->C.enabled = true\n"
+        "emit.heartbeats.enabled = false\n",
+    )
+    spaced = [str(pair) for pair, _, _ in parse_args([path, "--clusters", "B", "C"])]
+    assert spaced == [str(pair) for pair, _, _ in parse_args([path, "--clusters", "B,C"])]
+    assert spaced == ["A->B", "A->C"]
+    with pytest.raises(UsageError):
+        parse_args([path, "--clusters"])
+
+
+def test_each_flow_is_a_group_on_its_target(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mm2.properties",
+        "clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\n"
+        "A->B.enabled = true\nB.scheduled.rebalance.max.delay.ms = 1000\n",
+    )
+    flows = {str(pair): worker for pair, worker, _ in parse_args([path])}
+    assert flows["A->B"].group_id == "A-mm2"
+    assert flows["A->B"].get("config.storage.topic") == "mm2-configs.A.internal"
+    assert flows["A->B"].get("scheduled.rebalance.max.delay.ms") == 1000
+    assert flows["B->A"].group_id == "B-mm2"

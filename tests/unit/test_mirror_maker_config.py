@@ -72,3 +72,12 @@ def test_bad_file_is_one_line_and_exit_2(
 def test_missing_file_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mirror-maker", "/nonexistent/mm2.properties"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_internal_rest_server_is_off_by_default_and_listens_on_8083() -> None:
+    assert not MirrorMakerConfig(PROPS).enable_internal_rest()
+    on = MirrorMakerConfig({**PROPS, "dedicated.mode.enable.internal.rest": "true"})
+    assert on.enable_internal_rest()
+    assert on.internal_rest_props()["listeners"] == "http://:8083"
+    mine = MirrorMakerConfig({**PROPS, "listeners": "http://127.0.0.1:0"})
+    assert mine.internal_rest_props()["listeners"] == "http://127.0.0.1:0"
