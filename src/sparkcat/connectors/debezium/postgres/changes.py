@@ -16,15 +16,21 @@ update that changes the key (Debezium's delete + tombstone + create), or a value
 parse (the general path then raises the same error with its context). The stream reader does
 not use plans while it skips already-sent events after a restart or runs an incremental
 snapshot. Both paths give equal records; the tests compare them.
+
+Records are not built here: a poll's changes go into :class:`ChangeColumns`, the columns of
+one :class:`~sparkcat.api.batch.SourceRecordBatch` with a topic and schemas per record (a
+transaction's changes alternate tables, so they cannot be one topic's batch), which the
+framework converts group by group with no ``SourceRecord`` per change.
 """
 
 from __future__ import annotations
 
 import struct
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from sparkcat.api.batch import SourceRecordBatch, SourceRun
 from sparkcat.api.data import Schema, Struct
 from sparkcat.api.records import SourceRecord
 from sparkcat.connectors.debezium.envelope import (
@@ -167,7 +173,7 @@ class ChangePlan:
         self._source = table.source_fields
         self._source_schema = debezium.envelope_schema.fields[2].schema
 
-    def change(self, data: bytes, lsn: int, position: StreamPosition, out: list[Any]) -> bool:
+    def change(self, data: bytes, lsn: int, position: StreamPosition, out: ChangeColumns) -> bool:
         """Append the events of the change message ``data`` at ``lsn`` to ``out``; ``False``
         (nothing appended, ``position`` untouched) when the general path must take it."""
         tag = data[0]
@@ -221,7 +227,7 @@ class ChangePlan:
         after: list[Any] | None,
         key_values: list[Any],
         p: StreamPosition,
-        out: list[Any],
+        out: ChangeColumns,
     ) -> None:
         value_schema, key_schema = self._value, self._key
         key = None if key_schema is None else _NEW_STRUCT(key_schema, key_values)
@@ -239,10 +245,94 @@ class ChangePlan:
             _NEW_STRUCT(self._source_schema, row), None, op, micros // 1000, micros, micros * 1000,
         ])  # fmt: skip
         offset = p.offset()
-        out.append(SourceRecord(self.partition, offset, self._topic, None, key_schema, key,
-                                self._envelope, value))  # fmt: skip
+        out.add(self.partition, offset, self._topic, key_schema, key, self._envelope, value)
         if op == OP_DELETE and self._settings.tombstones_on_delete:
-            out.append(SourceRecord(self.partition, offset, self._topic, None, key_schema, key))
+            out.add(self.partition, offset, self._topic, key_schema, key, None, None)
 
 
-__all__ = ["ChangePlan", "tuple_reader"]
+class ChangeColumns:
+    """The records of one poll as columns: what :meth:`batch` returns as a
+    :class:`~sparkcat.api.batch.SourceRecordBatch` (a topic, schemas and an offset per
+    record, one run per source partition)."""
+
+    __slots__ = ("_extras", "key_schemas", "keys", "offsets", "partitions", "topics",
+                 "value_schemas", "values")  # fmt: skip
+
+    def __init__(self) -> None:
+        # Mappings as the records carry them (None for none), the batch's runs and offsets.
+        self.partitions: list[Any] = []
+        self.offsets: list[Any] = []
+        self.topics: list[str] = []
+        self.key_schemas: list[Schema | None] = []
+        self.keys: list[Any] = []
+        self.value_schemas: list[Schema | None] = []
+        self.values: list[Any] = []
+        # Records with what the batch's columns do not carry (headers: a key change's
+        # __debezium.newkey/oldkey), by position; batch() then returns a list.
+        self._extras: dict[int, SourceRecord] = {}
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def add(
+        self,
+        partition: Mapping[str, Any] | None,
+        offset: Mapping[str, Any] | None,
+        topic: str,
+        key_schema: Schema | None,
+        key: Any,
+        value_schema: Schema | None,
+        value: Any,
+    ) -> None:
+        self.partitions.append(partition)
+        self.offsets.append(offset)
+        self.topics.append(topic)
+        self.key_schemas.append(key_schema)
+        self.keys.append(key)
+        self.value_schemas.append(value_schema)
+        self.values.append(value)
+
+    def append(self, record: SourceRecord) -> None:
+        """A record built elsewhere (the general decoder, a heartbeat, a signal)."""
+        if record.headers or record.kafka_partition is not None or record.timestamp is not None:
+            self._extras[len(self.values)] = record
+        self.add(record.source_partition, record.source_offset, record.topic,
+                 record.key_schema, record.key, record.value_schema, record.value)  # fmt: skip
+
+    def extend(self, records: Iterable[SourceRecord]) -> None:
+        for record in records:
+            self.append(record)
+
+    def batch(self) -> SourceRecordBatch | list[SourceRecord]:
+        """The records as one batch (a list when there are none, or when one of them has
+        headers, a Kafka partition or a timestamp)."""
+        if not self.values:
+            return []
+        offsets = self.offsets
+        batch = SourceRecordBatch(
+            None, self.values, None, _runs(self.partitions, offsets), keys=self.keys,
+            record_offsets=lambda: offsets, topics=self.topics, key_schemas=self.key_schemas,
+            value_schemas=self.value_schemas,
+        )  # fmt: skip
+        if not self._extras:
+            return batch
+        records = list(batch.records())
+        for at, record in self._extras.items():
+            records[at] = record
+        return records
+
+
+def _runs(partitions: list[Any], offsets: list[Any]) -> list[SourceRun]:
+    """One run per stretch of records of one source partition, with its last offset."""
+    first, size = partitions[0], len(partitions)
+    if partitions.count(first) == size:  # the common case: one partition (identity, in C)
+        return [SourceRun(first, offsets[-1], size)]
+    runs, start = [], 0
+    for i in range(1, size + 1):
+        if i == size or partitions[i] != partitions[start]:
+            runs.append(SourceRun(partitions[start], offsets[i - 1], i - start))
+            start = i
+    return runs
+
+
+__all__ = ["ChangeColumns", "ChangePlan", "tuple_reader"]

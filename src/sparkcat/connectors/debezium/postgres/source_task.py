@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Any
 
+from sparkcat.api.batch import SourceRecordBatch
 from sparkcat.api.config import AbstractConfig
 from sparkcat.api.records import SourceRecord
 from sparkcat.api.source import SourceTask
@@ -241,7 +242,10 @@ class PostgresConnectorTask(SourceTask):
         return reader
 
     # --------------------------------------------------------------------------- poll
-    def poll(self) -> list[SourceRecord] | None:
+    def poll(self) -> list[SourceRecord] | SourceRecordBatch | None:
+        """Snapshot rows as a list; streamed changes (and a due heartbeat) as one
+        :class:`~sparkcat.api.batch.SourceRecordBatch` with a topic, schemas and offset per
+        change, so the framework converts them without a record object per change."""
         if self._stopping.is_set():
             return None
         reader = self._snapshot
@@ -258,11 +262,11 @@ class PostgresConnectorTask(SourceTask):
             self._stream = self._open_stream()
         if self._incremental is not None and self._incremental.wants_chunk:
             self._incremental.read_chunk()
-        records = self._stream.read(self._max_batch, self._poll_s)
+        columns = self._stream.read(self._max_batch, self._poll_s)
         if self._heartbeat.due():
             position = self._stream.offset()
-            records.append(self._heartbeat.record(self._partition, position))
-        return records
+            columns.append(self._heartbeat.record(self._partition, position))
+        return columns.batch()
 
     def _finish_snapshot(self, reader: snapshot.SnapshotReader) -> None:
         reader.close()

@@ -33,7 +33,7 @@ from sparkcat.connectors.debezium.envelope import (
 )
 from sparkcat.connectors.debezium.incremental import IncrementalSnapshot
 from sparkcat.connectors.debezium.postgres import database, pgoutput
-from sparkcat.connectors.debezium.postgres.changes import ChangePlan
+from sparkcat.connectors.debezium.postgres.changes import ChangeColumns, ChangePlan
 from sparkcat.connectors.debezium.postgres.config import ConnectionSettings
 from sparkcat.connectors.debezium.postgres.offsets import StoredOffset, StreamPosition
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
@@ -134,8 +134,9 @@ class StreamReader:
         """Confirm ``lsn`` to the slot (``confirmed_flush_lsn``)."""
         self.cursor.send_feedback(flush_lsn=lsn, force=True)
 
-    def read(self, max_records: int, wait_s: float) -> list[SourceRecord]:
-        records: list[SourceRecord] = []
+    def read(self, max_records: int, wait_s: float) -> ChangeColumns:
+        """Up to ``max_records`` records, waiting up to ``wait_s`` for a first one."""
+        records = ChangeColumns()
         deadline = time.monotonic() + wait_s
         read_message = self.cursor.read_message
         plans, position, incremental = self._plans, self.position, self.incremental

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sparkcat.api.batch import SourceRecordBatch, SourceRun
 from sparkcat.api.data import Struct
 from sparkcat.api.records import SourceRecord
 from sparkcat.connectors.debezium.envelope import EventSettings
@@ -103,7 +104,8 @@ CHANGES = {
 }  # fmt: skip
 
 
-def read(payloads: list[bytes], one_pass: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def stream_reader(payloads: list[bytes]) -> StreamReader:
+    """A reader of one transaction of ``payloads`` on the relation ``COLUMNS``."""
     shape = TableShape(
         tuple(values.column(n, oid, mod, nullable) for n, oid, mod, nullable, _ in COLUMNS),
         ("id",),
@@ -115,13 +117,16 @@ def read(payloads: list[bytes], one_pass: bool, monkeypatch: pytest.MonkeyPatch)
     messages = [Message(0, relation()), Message(0, begin)]
     messages += [Message(400 + i, p) for i, p in enumerate(payloads)]
     messages.append(Message(510, commit))
-    if not one_pass:
-        monkeypatch.setattr(changes.ChangePlan, "change", lambda *_: False)
-    reader = StreamReader(
+    return StreamReader(
         Cursor(messages), FixedTables(settings, shape), lambda *_: True, EventSettings(),
         {"server": "srv"}, StreamPosition(lsn=100, lsn_proc=100, lsn_commit=100), None,
     )  # fmt: skip
-    records = reader.read(1000, 0)
+
+
+def read(payloads: list[bytes], one_pass: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    if not one_pass:
+        monkeypatch.setattr(changes.ChangePlan, "change", lambda *_: False)
+    records = stream_reader(payloads).read(1000, 0).batch()
     monkeypatch.undo()
     return [comparable(r) for r in records]
 
@@ -181,3 +186,35 @@ def test_which_changes_take_the_one_pass(name: str, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(changes.ChangePlan, "change", spy)
     read([CHANGES[name]], True, pytest.MonkeyPatch())
     assert taken == [name not in ("key-change", "toast")]
+
+
+def stream_batch(payloads: list[bytes]) -> Any:
+    return stream_reader(payloads).read(1000, 0).batch()
+
+
+def test_a_poll_of_changes_is_one_batch_with_a_run_and_an_offset_per_change() -> None:
+    payloads = [CHANGES["insert"], CHANGES["update"], CHANGES["delete-key"]]
+    batch = stream_batch(payloads)
+    assert isinstance(batch, SourceRecordBatch)
+    assert len(batch) == 4  # the delete's tombstone too
+    assert batch.topics == ["srv.public.t"] * 4
+    assert batch.value_schemas[3] is None and batch.values[3] is None
+    (run,) = batch.runs
+    offsets = [r.source_offset for r in batch]
+    assert run == SourceRun({"server": "srv"}, offsets[-1], 4)
+    assert [o["lsn"] for o in offsets] == [400, 401, 402, 402]
+
+
+def test_a_change_with_headers_makes_the_poll_a_list() -> None:
+    records = stream_batch([CHANGES["insert"], CHANGES["key-change"]])
+    assert isinstance(records, list)
+    assert [r.headers for r in records][1:] and any(len(r.headers) for r in records)
+
+
+def test_runs_split_by_source_partition() -> None:
+    columns = changes.ChangeColumns()
+    for partition, offset in (({"s": 1}, {"o": 1}), ({"s": 1}, {"o": 2}), ({"s": 2}, {"o": 3})):
+        columns.add(partition, offset, "t", None, None, None, "v")
+    batch = columns.batch()
+    assert isinstance(batch, SourceRecordBatch)
+    assert batch.runs == (SourceRun({"s": 1}, {"o": 2}, 2), SourceRun({"s": 2}, {"o": 3}, 1))
