@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typing import Any, NamedTuple
 
 import httpx
 import pytest
+from tests.support import waiting
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / "config"
@@ -29,6 +31,9 @@ SPARKCAT = Path(sys.executable).parent / "sparkcat"
 # Spark's start-up takes 15-30 s on 2 idle cores; much longer while other JVMs compete.
 START_TIMEOUT_S = 240.0
 STOP_TIMEOUT_S = 90.0
+# Writes wait for a rebalance under way (as Kafka's herder queues them): allow for one.
+WRITE_TIMEOUT_S = 90.0
+JOINED = re.compile(r"Joined group generation (\d+) as (leader|follower)")
 
 
 def edit_properties(source: Path, target: Path, changes: Mapping[str, str | None]) -> Path:
@@ -64,10 +69,6 @@ def count_lines(path: Path) -> int:
         return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
-def lines_of(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
 def wait_for(
     condition: Callable[[], Any],
     timeout: float,
@@ -75,22 +76,16 @@ def wait_for(
     interval: float = 0.05,
     worker: WorkerProcess | None = None,
 ) -> Any:
-    """Poll ``condition`` until it is truthy; fail after ``timeout`` s or when ``worker``
-    exited meanwhile (with the tail of its log)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if worker is not None and worker.exited():
-            raise AssertionError(
-                f"the worker exited ({worker.returncode}) while waiting for {what}:\n"
-                + worker.log_tail()
-            )
-        if time.monotonic() >= deadline:
-            tail = "" if worker is None else "\n" + worker.log_tail()
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}{tail}")
-        time.sleep(interval)
+    """:func:`tests.support.waiting.wait_for` at the e2e tests' pace: polling a worker's REST
+    API on loopback is cheap, so 20 Hz; with ``worker``, the wait ends when that process
+    exits."""
+    return waiting.wait_for(condition, timeout, what, interval=interval, worker=worker)
+
+
+def spark_test(fn: Callable[..., None]) -> Callable[..., None]:
+    """Marks a test that starts a worker: it needs Spark and the broker, and is slow."""
+    marked: Callable[..., None] = pytest.mark.slow(pytest.mark.spark(pytest.mark.broker(fn)))
+    return marked
 
 
 # -- processes ---------------------------------------------------------------------------
@@ -314,6 +309,37 @@ class WorkerProcess:
         if self.proc is not None:
             kill_leftovers(list(self.seen.values()) + session_members(self.pid))
         self.client.close()
+
+
+class DistributedWorker(WorkerProcess):
+    """``sparkcat distributed WORKER.properties``."""
+
+    def start(self) -> DistributedWorker:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [str(SPARKCAT), "distributed", str(self.worker_props)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+            )  # fmt: skip
+        self.returncode = None
+        return self
+
+    @property
+    def worker_id(self) -> str:
+        return self.url.removeprefix("http://")
+
+    def role(self) -> str | None:
+        """``leader``/``follower`` after this worker's latest rebalance, from its log."""
+        found = JOINED.findall(self.log_text())
+        return found[-1][1] if found else None
+
+    def joined(self) -> bool:
+        """Whether this worker joined the group since it last started (a restarted worker's
+        statuses from before its restart still name it until it rejoins and reports again)."""
+        text = self.log_text()
+        return JOINED.search(text, max(text.rfind("Connect member "), 0)) is not None
+
+    def post(self, path: str, body: Any) -> Any:
+        return self.client.post(path, json=body, timeout=WRITE_TIMEOUT_S)
 
 
 @pytest.fixture

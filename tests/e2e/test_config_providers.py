@@ -19,10 +19,10 @@ from tests.e2e.conftest import (
     PLUGINS_DIR,
     WorkerProcess,
     edit_properties,
+    spark_test,
     wait_for,
     write_properties,
 )
-from tests.e2e.test_standalone import spark_test
 from tests.support.ports import free_port
 
 TOKEN = "tok-3f9a1c77-file-secret"

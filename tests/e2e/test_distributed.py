@@ -29,13 +29,15 @@ from typing import Any
 import pytest
 from tests.e2e.conftest import (
     CONFIG_DIR,
+    JOINED,
     SPARKCAT,
-    WorkerProcess,
+    WRITE_TIMEOUT_S,
+    DistributedWorker,
     count_lines,
     edit_properties,
-    lines_of,
     wait_for,
 )
+from tests.support.files import lines_of
 from tests.support.ports import free_port
 
 from sparkcat.runtime.distributed.herder import STALE_CONFIG_MESSAGE
@@ -43,42 +45,8 @@ from sparkcat.runtime.distributed.herder import STALE_CONFIG_MESSAGE
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
-JOINED = re.compile(r"Joined group generation (\d+) as (leader|follower)")
 CLUSTER_TIMEOUT_S = 300.0
 FAILOVER_TIMEOUT_S = 120.0
-# Writes wait for a rebalance under way (as Kafka's herder queues them): allow for one.
-WRITE_TIMEOUT_S = 90.0
-
-
-class DistributedWorker(WorkerProcess):
-    """``sparkcat distributed WORKER.properties``."""
-
-    def start(self) -> DistributedWorker:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [str(SPARKCAT), "distributed", str(self.worker_props)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-            )  # fmt: skip
-        self.returncode = None
-        return self
-
-    @property
-    def worker_id(self) -> str:
-        return self.url.removeprefix("http://")
-
-    def role(self) -> str | None:
-        """``leader``/``follower`` after this worker's latest rebalance, from its log."""
-        found = JOINED.findall(self.log_text())
-        return found[-1][1] if found else None
-
-    def joined(self) -> bool:
-        """Whether this worker joined the group since it last started (a restarted worker's
-        statuses from before its restart still name it until it rejoins and reports again)."""
-        text = self.log_text()
-        return JOINED.search(text, max(text.rfind("Connect member "), 0)) is not None
-
-    def post(self, path: str, body: Any) -> Any:
-        return self.client.post(path, json=body, timeout=WRITE_TIMEOUT_S)
 
 
 @dataclass

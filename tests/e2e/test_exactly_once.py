@@ -20,8 +20,13 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from tests.e2e.conftest import CONFIG_DIR, PLUGINS_DIR, edit_properties, wait_for
-from tests.e2e.test_distributed import DistributedWorker
+from tests.e2e.conftest import (
+    CONFIG_DIR,
+    PLUGINS_DIR,
+    DistributedWorker,
+    edit_properties,
+    wait_for,
+)
 from tests.support.ports import free_port
 
 from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes

@@ -24,9 +24,9 @@ from tests.e2e.conftest import (
     START_TIMEOUT_S,
     WorkerProcess,
     edit_properties,
-    lines_of,
     wait_for,
 )
+from tests.support.files import lines_of
 from tests.support.ports import free_port
 
 LOG_RECORD = re.compile(

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,26 +14,20 @@ from typing import Any
 import httpx
 import pytest
 from tests.support.ports import free_port
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 
 LINES = 50
 START_TIMEOUT_S = 240.0
+STEP_TIMEOUT_S = 120.0
+# A request that fails while the worker starts or is busy counts as "not yet".
+HTTP = (httpx.HTTPError,)
 
 
-def wait_for(what: str, probe: Callable[[], Any], timeout_s: float = 120.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = probe()
-        except httpx.HTTPError as exc:
-            last = exc
-        else:
-            if last:
-                return last
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
+def until(probe: Callable[[], Any], what: str) -> Any:
+    """One step of the lifecycle, within STEP_TIMEOUT_S."""
+    return wait_for(probe, STEP_TIMEOUT_S, what, retry_on=HTTP)
 
 
 @pytest.fixture
@@ -58,9 +51,8 @@ def worker(kafka_broker: Any, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for("the worker to be healthy",
-                 lambda: httpx.get(f"{url}/health", timeout=15).status_code == 200,
-                 START_TIMEOUT_S)  # fmt: skip
+        wait_for(lambda: httpx.get(f"{url}/health", timeout=15).status_code == 200,
+                 START_TIMEOUT_S, "the worker to be healthy", retry_on=HTTP)  # fmt: skip
         yield url, tmp_path
     finally:
         process.send_signal(signal.SIGTERM)
@@ -97,17 +89,17 @@ def test_lifecycle_over_http(worker: tuple[str, Path], unique_topic: Callable[[s
         assert null_put.status_code == 400
         assert client.get("/connectors/src/config").json() == {**config, "name": "src"}
         assert created.headers["location"] == f"{url}/connectors/src"
-        wait_for("RUNNING", lambda: state(client, "src") == "RUNNING")
+        until(lambda: state(client, "src") == "RUNNING", "RUNNING")
         assert client.get("/connectors/src/status").json()["tasks"][0]["id"] == 0
 
         assert client.put("/connectors/src/pause").status_code == 202
-        wait_for("PAUSED", lambda: state(client, "src") == "PAUSED")
+        until(lambda: state(client, "src") == "PAUSED", "PAUSED")
         assert client.put("/connectors/src/resume").status_code == 202
-        wait_for("RUNNING again", lambda: state(client, "src") == "RUNNING")
-        wait_for("the whole file to be copied", lambda: position(client, "src") == size)
+        until(lambda: state(client, "src") == "RUNNING", "RUNNING again")
+        until(lambda: position(client, "src") == size, "the whole file to be copied")
 
         assert client.put("/connectors/src/stop").status_code == 204
-        wait_for("STOPPED", lambda: state(client, "src") == "STOPPED")
+        until(lambda: state(client, "src") == "STOPPED", "STOPPED")
         rewind = {"offsets": [{"partition": {"filename": str(source_file)},
                                "offset": {"position": 0}}]}  # fmt: skip
         altered = client.patch("/connectors/src/offsets", json=rewind)
@@ -116,8 +108,8 @@ def test_lifecycle_over_http(worker: tuple[str, Path], unique_topic: Callable[[s
         assert position(client, "src") == 0
 
         assert client.put("/connectors/src/resume").status_code == 202
-        wait_for("RUNNING after the rewind", lambda: state(client, "src") == "RUNNING")
-        wait_for("the file to be copied again", lambda: position(client, "src") == size)
+        until(lambda: state(client, "src") == "RUNNING", "RUNNING after the rewind")
+        until(lambda: position(client, "src") == size, "the file to be copied again")
         topics = client.get("/connectors/src/topics").json()["src"]["topics"]
         assert topics == [config["topic"]]  # topic tracking (KIP-558)
 

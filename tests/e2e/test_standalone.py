@@ -28,12 +28,13 @@ from tests.e2e.conftest import (
     WorkerProcess,
     count_lines,
     edit_properties,
-    lines_of,
     read_offsets_file,
     session_members,
+    spark_test,
     wait_for,
     write_properties,
 )
+from tests.support.files import lines_of
 from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
@@ -43,11 +44,6 @@ RECORDER = "sparkcat_test_plugins:RecordingSourceConnector"
 MAX_BATCH_MS = 2000
 # The shipped worker config's offset.flush.interval.ms: an idle lease grows up to this long.
 SHIPPED_FLUSH_INTERVAL_S = 10
-
-
-def spark_test(fn: Callable[..., None]) -> Callable[..., None]:
-    marked: Callable[..., None] = pytest.mark.slow(pytest.mark.spark(pytest.mark.broker(fn)))
-    return marked
 
 
 def append_lines(path: Path, lines: list[str]) -> None:

@@ -20,7 +20,7 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.integration.connectors.storage.conftest import order, produce_orders
+from tests.support.orders import order, produce_orders
 from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin

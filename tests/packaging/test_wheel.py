@@ -30,10 +30,10 @@ from tests.e2e.conftest import (
     STOP_TIMEOUT_S,
     edit_properties,
     kill_leftovers,
-    lines_of,
     session_members,
     wait_for,
 )
+from tests.support.files import lines_of
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.engine import NullEngine
 
 from sparkcat.cli import main
 from sparkcat.runtime.isolation.plugins import PluginRegistry
@@ -27,17 +28,6 @@ WORKER = {
     "offset.storage.file.filename": "/tmp/unused.offsets",
     "bootstrap.servers": "localhost:9092",
 }
-
-
-class NullEngine:
-    """The Engine protocol, doing nothing (the herder decides; nothing runs)."""
-
-    def start_connector(self, plan: Any, listener: Any) -> None: ...
-    def pause_connector(self, name: str) -> None: ...
-    def resume_connector(self, name: str) -> None: ...
-    def restart_task(self, name: str, task: int) -> None: ...
-    def stop_connector(self, name: str) -> None: ...
-    def close(self) -> None: ...
 
 
 @pytest.fixture

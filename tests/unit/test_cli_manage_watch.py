@@ -4,9 +4,9 @@ on the engine double (the test plays the engine's part: lease reports and task s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from tests.support.engine import NullEngine
 
 from sparkcat.cli import main
 from sparkcat.runtime.isolation.plugins import PluginRegistry
@@ -23,15 +23,6 @@ WORKER = {
     "offset.storage.file.filename": "/tmp/unused.offsets",
     "bootstrap.servers": "localhost:9092",
 }
-
-
-class NullEngine:
-    def start_connector(self, plan: Any, listener: Any) -> None: ...
-    def pause_connector(self, name: str) -> None: ...
-    def resume_connector(self, name: str) -> None: ...
-    def restart_task(self, name: str, task: int) -> None: ...
-    def stop_connector(self, name: str) -> None: ...
-    def close(self) -> None: ...
 
 
 @pytest.fixture

@@ -26,8 +26,9 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.e2e.conftest import WorkerProcess, lines_of, wait_for, write_properties
+from tests.e2e.conftest import WorkerProcess, wait_for, write_properties
 from tests.integration.cluster.spark_cluster import SparkCluster, unfinished_tasks
+from tests.support.files import lines_of
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]

@@ -14,16 +14,17 @@ from typing import Any
 import httpx
 import pytest
 from google.protobuf import descriptor_pb2
-from tests.integration.engine.test_spark_engine import RecordingListener, lines_of, wait_for
+from tests.support.engine import RecordingListener
+from tests.support.files import lines_of
+from tests.support.plans import file_sink, file_source
+from tests.support.registry_converters import versions
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
-from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
 
-FILE_SOURCE = "sparkcat.connectors.file:FileStreamSourceTask"
-FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
 AVRO = "io.confluent.connect.avro.AvroConverter"
 
 
@@ -59,32 +60,6 @@ def hoist(**extra: str) -> dict[str, str]:
     }
 
 
-def source(name: str, path: Path, topic: str, extra: dict[str, str]) -> ConnectorPlan:
-    config = {
-        "name": name,
-        "connector.class": "FileStreamSource",
-        "file": str(path),
-        "topic": topic,
-        **extra,
-    }
-    return ConnectorPlan(name, "source", config, [dict(config, **{"task.class": FILE_SOURCE})])
-
-
-def sink(name: str, path: Path, topic: str, extra: dict[str, str]) -> ConnectorPlan:
-    config = {
-        "name": name,
-        "connector.class": "FileStreamSink",
-        "file": str(path),
-        "topics": topic,
-        **extra,
-    }
-    return ConnectorPlan(name, "sink", config, [dict(config, **{"task.class": FILE_SINK})])
-
-
-def versions(url: str, subject: str) -> list[int]:
-    return list(httpx.get(f"{url}/subjects/{subject}/versions").json())
-
-
 def test_avro_through_kafka_with_a_backward_compatible_evolution(
     engine: SparkEngine, schema_registry: str, tmp_path: Path
 ) -> None:
@@ -92,9 +67,11 @@ def test_avro_through_kafka_with_a_backward_compatible_evolution(
     first, second, out = tmp_path / "v1.txt", tmp_path / "v2.txt", tmp_path / "sink.txt"
     first.write_text("foo\nbar\n")
     listener = RecordingListener()
-    plan = source(f"v1-{topic}", first, topic, {**avro(schema_registry), **hoist()})
+    plan = file_source(f"v1-{topic}", first, topic, **{**avro(schema_registry), **hoist()})
     engine.start_connector(plan, listener)
-    engine.start_connector(sink(f"sink-{topic}", out, topic, avro(schema_registry)), listener)
+    engine.start_connector(
+        file_sink(f"sink-{topic}", out, topic, **avro(schema_registry)), listener
+    )
     wait_for(lambda: lines_of(out) == ["Struct{line=foo}", "Struct{line=bar}"], 240, "v1 records")
     assert versions(schema_registry, f"{topic}-value") == [1]
 
@@ -109,7 +86,7 @@ def test_avro_through_kafka_with_a_backward_compatible_evolution(
             "transforms.origin.static.value": "v2",
         },
     )
-    plan = source(f"v2-{topic}", second, topic, {**avro(schema_registry), **insert})
+    plan = file_source(f"v2-{topic}", second, topic, **{**avro(schema_registry), **insert})
     engine.start_connector(plan, listener)
     wait_for(lambda: lines_of(out)[2:] == ["Struct{line=baz,origin=v2}"], 240, "the v2 record")
     assert versions(schema_registry, f"{topic}-value") == [1, 2]
@@ -131,7 +108,7 @@ def test_incompatible_schema_fails_the_task_with_the_registry_message(
     path = tmp_path / "in.txt"
     path.write_text("foo\n")
     listener = RecordingListener()
-    plan = source(f"src-{topic}", path, topic, {**avro(schema_registry), **hoist()})
+    plan = file_source(f"src-{topic}", path, topic, **{**avro(schema_registry), **hoist()})
     engine.start_connector(plan, listener)
     trace = wait_for(lambda: listener.traces.get((f"src-{topic}", 0)), 240, "the task to fail")
     assert listener.states[(f"src-{topic}", 0)] == "FAILED"
@@ -159,9 +136,9 @@ def test_schema_converter_through_kafka(
         "value.converter.schema.registry.url": schema_registry,
     }
     listener = RecordingListener()
-    plan = source(f"src-{topic}", source_file, topic, {**converters, **hoist()})
+    plan = file_source(f"src-{topic}", source_file, topic, **{**converters, **hoist()})
     engine.start_connector(plan, listener)
-    engine.start_connector(sink(f"sink-{topic}", out, topic, converters), listener)
+    engine.start_connector(file_sink(f"sink-{topic}", out, topic, **converters), listener)
     wait_for(lambda: lines_of(out) == ["Struct{line=foo}", "Struct{line=bar}"], 240, "the records")
     registered = httpx.get(f"{schema_registry}/subjects/{topic}-value/versions/latest").json()
     assert registered["schemaType"] == schema_type

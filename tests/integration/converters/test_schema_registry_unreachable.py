@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.embedded.conftest import app_config, create_topics, new_app_id, wait_for
+from tests.support.embedded import app_config, create_topics, new_app_id
 from tests.support.ports import free_port
+from tests.support.waiting import wait_for
 
 import sparkcat
 
@@ -58,12 +59,13 @@ def task_failed_within(connect: Any, name: str, seconds: float) -> dict[str, Any
             return None
         return dict(tasks[0]) if tasks else None
 
-    wait_for(task, START_TIMEOUT_S, f"a task of {name}")
+    wait_for(task, START_TIMEOUT_S, f"a task of {name}", interval=0.2)
     started = time.monotonic()
     failed = wait_for(
         lambda: (t := task()) is not None and t["state"] == "FAILED" and t,
         seconds,
         lambda: f"{name}'s task to fail: {rest_status(connect, name)}",
+        interval=0.2,
     )
     assert time.monotonic() - started <= seconds
     return dict(failed)

@@ -19,13 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.embedded.conftest import (
-    app_config,
-    create_topics,
-    lines_of,
-    new_app_id,
-    wait_for,
-)
+from tests.support.embedded import app_config, create_topics, new_app_id
+from tests.support.files import lines_of
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.broker]
 
@@ -45,7 +41,10 @@ def read_values(servers: str, topic: str, until: int, timeout: float) -> set[int
     values: set[int] = set()
     try:
         wait_for(
-            lambda: _poll_into(consumer, values) >= until, timeout, lambda: f"{values} in {topic}"
+            lambda: _poll_into(consumer, values) >= until,
+            timeout,
+            lambda: f"{values} in {topic}",
+            interval=0.2,
         )
     finally:
         consumer.close()
@@ -85,7 +84,9 @@ def test_write_stream_in_an_application_without_a_session(
             assert exited is None, f"the application exited ({exited}):\n{log.read_text()[-4000:]}"
             return any(line.startswith("WRITING") for line in lines_of(log))
 
-        wait_for(writing, TIMEOUT_S, lambda: f"write_stream:\n{log.read_text()[-3000:]}")
+        wait_for(
+            writing, TIMEOUT_S, lambda: f"write_stream:\n{log.read_text()[-3000:]}", interval=0.2
+        )
         assert read_values(servers, out_topic, 5, TIMEOUT_S) == {12, 14, 16, 18, 20}
     finally:
         if proc.poll() is None:

@@ -16,13 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.embedded.conftest import (
-    app_config,
-    create_topics,
-    lines_of,
-    new_app_id,
-    wait_for,
-)
+from tests.support.embedded import app_config, create_topics, new_app_id
+from tests.support.files import lines_of
+from tests.support.waiting import wait_for
 
 import sparkcat
 
@@ -88,7 +84,9 @@ def test_two_processes_share_one_app_id(spark: Any, kafka_broker: Any, tmp_path:
     member_config = {**config, "spark.master": "local[6,2]", "spark.driver.memory": "512m"}
     member = Member(app_id, member_config, tmp_path)
     try:
-        joined = wait_for(lambda: member.line("JOINED"), START_TIMEOUT_S, "the member to join")
+        joined = wait_for(
+            lambda: member.line("JOINED"), START_TIMEOUT_S, "the member to join", interval=0.2
+        )
         member_id, member_url = joined.split()[1:3]
         with sparkcat.Connect(app_id, config, spark=spark) as connect:
             names = ["source-a", "source-b", "sink"]
@@ -102,23 +100,30 @@ def test_two_processes_share_one_app_id(spark: Any, kafka_broker: Any, tmp_path:
             # Visible in the other process too.
             with urllib.request.urlopen(f"{member_url.rstrip('/')}/connectors", timeout=30) as r:
                 assert sorted(json.loads(r.read())) == sorted(names)
-            wait_for(lambda: member.line("SPARK READY"), START_TIMEOUT_S, "the member's Spark")
+            wait_for(
+                lambda: member.line("SPARK READY"),
+                START_TIMEOUT_S,
+                "the member's Spark",
+                interval=0.2,
+            )
             workers = wait_for(
                 lambda: (w := _workers(connect, names)) and len(w) == 2 and w,
-                TIMEOUT_S, "connectors and tasks RUNNING on both members",
+                TIMEOUT_S, "connectors and tasks RUNNING on both members", interval=0.2
             )  # fmt: skip
             assert workers == {connect.worker_id, member_id}
             expected = {f"{s}{i}" for s in "ab" for i in range(100)}
-            wait_for(lambda: set(lines_of(out)) >= expected, TIMEOUT_S, "the first lines")
+            wait_for(
+                lambda: set(lines_of(out)) >= expected, TIMEOUT_S, "the first lines", interval=0.2
+            )
 
             member.kill()
             for source, path in zip("ab", inputs, strict=True):
                 with path.open("a") as f:
                     f.write("".join(f"{source}{i}\n" for i in range(100, 200)))
             wait_for(lambda: _workers(connect, names) == {connect.worker_id}, TIMEOUT_S,
-                     "every task RUNNING in this process")  # fmt: skip
+                     "every task RUNNING in this process", interval=0.2)  # fmt: skip
             expected = {f"{s}{i}" for s in "ab" for i in range(200)}
-            wait_for(lambda: set(lines_of(out)) >= expected, TIMEOUT_S, "every line")
+            wait_for(lambda: set(lines_of(out)) >= expected, TIMEOUT_S, "every line", interval=0.2)
             assert set(lines_of(out)) == expected
     finally:
         member.kill()

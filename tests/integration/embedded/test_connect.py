@@ -13,14 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.embedded.conftest import (
-    app_config,
-    create_topics,
-    lines_of,
-    new_app_id,
-    wait_for,
-)
+from tests.support.embedded import app_config, create_topics, new_app_id
+from tests.support.files import lines_of
 from tests.support.ports import free_port
+from tests.support.waiting import wait_for
 
 import sparkcat
 from sparkcat.embedded import ConnectorConfigError
@@ -41,7 +37,7 @@ def test_inside_a_session_with_a_running_user_query(
         .writeStream.format("memory").queryName(name).start()
     )  # fmt: skip
     try:
-        wait_for(lambda: spark.table(name).count() > 0, TIMEOUT_S, "the user's query")
+        wait_for(lambda: spark.table(name).count() > 0, TIMEOUT_S, "the user's query", interval=0.2)
         topic = f"copy-{uuid.uuid4().hex[:8]}"
         create_topics(kafka_broker.bootstrap_servers, topic)
         source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
@@ -56,7 +52,9 @@ def test_inside_a_session_with_a_running_user_query(
             connect.add_connector("out", {"connector.class": "FileStreamSink",
                                           "file": str(sink_file), "topics": topic})  # fmt: skip
             before = spark.table(name).count()
-            wait_for(lambda: len(lines_of(sink_file)) >= 50, TIMEOUT_S, "the copied lines")
+            wait_for(
+                lambda: len(lines_of(sink_file)) >= 50, TIMEOUT_S, "the copied lines", interval=0.2
+            )
             assert lines_of(sink_file) == [f"line {i}" for i in range(50)]
             assert spark.table(name).count() > before
         finally:
@@ -64,7 +62,9 @@ def test_inside_a_session_with_a_running_user_query(
         connect.close()  # idempotent
         assert user_query.isActive
         after = spark.table(name).count()
-        wait_for(lambda: spark.table(name).count() > after, TIMEOUT_S, "more user rows")
+        wait_for(
+            lambda: spark.table(name).count() > after, TIMEOUT_S, "more user rows", interval=0.2
+        )
         assert spark.range(5).count() == 5
     finally:
         user_query.stop()

@@ -5,10 +5,8 @@ from __future__ import annotations
 import random
 import re
 import sys
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,55 +15,17 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from tests.support.engine import RecordingListener
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
-from sparkcat.runtime.errors.metrics import merge_metrics
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
 
 FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
 TOTAL, BAD, LEASE_RECORDS = 10_000, 137, 2000
-
-
-class Listener:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.states: dict[int, str] = {}
-        self.metrics: dict[str, float] = {}
-
-    def on_task_running(self, connector: str, task: int) -> None:
-        with self.lock:
-            self.states[task] = "RUNNING"
-
-    def on_task_paused(self, connector: str, task: int) -> None:
-        return None
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        with self.lock:
-            self.states[task] = "FAILED:" + trace
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        with self.lock:
-            self.states[-1] = "FAILED:" + trace
-
-    def on_records(self, connector: str, task: int, count: int) -> None:
-        return None
-
-    def on_task_metrics(self, connector: str, task: int, metrics: dict[str, float]) -> None:
-        with self.lock:
-            self.metrics = merge_metrics(self.metrics, metrics)
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 @pytest.fixture
@@ -134,14 +94,19 @@ def test_tolerance_all_with_dlq_through_spark_across_a_restart(
         "max.batch.records": str(LEASE_RECORDS),
     }  # fmt: skip
     plan = ConnectorPlan(name, "sink", config, [dict(config, **{"task.class": FILE_SINK})])
-    listener = Listener()
+    listener = RecordingListener()
 
     engine.start_connector(plan, listener)
-    wait_for(lambda: len(numbers(out)) >= 3000, 120, "the first records")
+    wait_for(lambda: len(numbers(out)) >= 3000, 120, "the first records", interval=0.2)
     engine.stop_connector(name)  # a restart in the middle
     engine.start_connector(plan, listener)
-    wait_for(lambda: set(numbers(out)) >= set(good), 180, "every good record")
-    wait_for(lambda: len(dlq_messages(servers, dlq)) >= BAD, 60, "every bad record in the DLQ")
+    wait_for(lambda: set(numbers(out)) >= set(good), 180, "every good record", interval=0.2)
+    wait_for(
+        lambda: len(dlq_messages(servers, dlq)) >= BAD,
+        60,
+        "every bad record in the DLQ",
+        interval=0.2,
+    )
     engine.stop_connector(name)
 
     sunk = numbers(out)
@@ -159,6 +124,7 @@ def test_tolerance_all_with_dlq_through_spark_across_a_restart(
     assert headers["__connect.errors.exception.class.name"] == b"sparkcat.api.errors.DataError"
     assert headers["__connect.errors.exception.message"]
     assert b"Traceback" in headers["__connect.errors.exception.stacktrace"]
-    assert all(not state.startswith("FAILED") for state in listener.states.values())
-    assert BAD <= listener.metrics["total-records-skipped"] <= len(messages)
-    assert listener.metrics["deadletterqueue-produce-requests"] == len(messages)
+    assert listener.traces == {} and listener.connector_failures == {}
+    metrics = listener.metrics[name]
+    assert BAD <= metrics["total-records-skipped"] <= len(messages)
+    assert metrics["deadletterqueue-produce-requests"] == len(messages)

@@ -14,7 +14,8 @@ from typing import Any
 import orjson
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
-from tests.integration.engine.test_spark_engine import RecordingListener, wait_for
+from tests.support.engine import RecordingListener
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan

@@ -17,9 +17,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from tests.integration.connectors.storage.conftest import produce_orders
-from tests.integration.engine.test_native_sink import DB_NAME, jdbc_database, wait_for
-from tests.integration.engine.test_native_source import TopicReader
+from tests.support.orders import produce_orders
+from tests.support.spark_jdbc import DB_NAME, jdbc_database
+from tests.support.topics import TopicReader
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.isolation.plugins import default_registry

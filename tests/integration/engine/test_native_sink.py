@@ -5,28 +5,19 @@ DLQ)."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-import sqlalchemy as sa
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
-from tests.integration.connectors.storage.conftest import SCHEMA, order, produce_orders
-from tests.support.databases import ensure_postgres_database
 from tests.support.engine import RecordingListener
-from tests.support.jdbc_jars import (
-    MARIADB_JAR,
-    POSTGRES_JAR,
-    mariadb_jar,
-    missing_message,
-    postgres_jar,
-)
+from tests.support.orders import SCHEMA, order, produce_orders
+from tests.support.spark_jdbc import jdbc_database
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.engine.native_connectors import SparkSinkConnector
@@ -36,19 +27,6 @@ from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker]
-
-DB_NAME = "sparkcat_native_test"
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -137,53 +115,6 @@ def test_kafka_to_a_catalog_table(
     assert frame.count() == 2000
     assert {r.id for r in frame.select("id").collect()} == set(range(2000))
     spark.sql(f"DROP DATABASE {database} CASCADE")
-
-
-@dataclass
-class JdbcDatabase:
-    """A database of this machine's PostgreSQL or MariaDB server, as Spark's JDBC data
-    source reaches it (``spark.option.*`` keys) and as the test reads it (SQLAlchemy)."""
-
-    kind: str
-    engine: sa.Engine
-    options: dict[str, str]
-
-    def config(self, table: str) -> dict[str, str]:
-        """A Spark-native connector's keys for ``table`` of this database."""
-        keys = {f"spark.option.{k}": v for k, v in self.options.items()}
-        return {"spark.format": "jdbc", "spark.option.dbtable": table, **keys}
-
-    def execute(self, sql: str, params: Any = None) -> None:
-        with self.engine.begin() as conn:
-            conn.exec_driver_sql(sql, params)
-
-    def rows(self, sql: str) -> set[tuple[Any, ...]]:
-        with self.engine.connect() as conn:
-            return {tuple(r) for r in conn.exec_driver_sql(sql)}
-
-
-def jdbc_database(kind: str) -> JdbcDatabase:
-    """Database DB_NAME of the machine's ``postgresql`` or ``mariadb`` server (created when
-    missing); fails the test naming the package when the driver jar is missing."""
-    jar = postgres_jar() if kind == "postgresql" else mariadb_jar()
-    if jar is None:
-        pytest.fail(missing_message(POSTGRES_JAR if kind == "postgresql" else MARIADB_JAR))
-    if kind == "postgresql":
-        ensure_postgres_database(DB_NAME)
-        engine = sa.create_engine(f"postgresql+psycopg://postgres@127.0.0.1:5432/{DB_NAME}")
-        url = f"jdbc:postgresql://127.0.0.1:5432/{DB_NAME}"
-        return JdbcDatabase(kind, engine, {"url": url, "user": "postgres",
-                                           "driver": "org.postgresql.Driver"})  # fmt: skip
-    admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/")
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE IF NOT EXISTS {DB_NAME}")
-    admin.dispose()
-    engine = sa.create_engine(f"mysql+pymysql://root@127.0.0.1:3306/{DB_NAME}")
-    # jdbc:mysql: is what selects Spark's MySQL dialect (backtick quoting); MariaDB
-    # Connector/J 2.x takes that scheme (docs/spark-connectors.md).
-    url = f"jdbc:mysql://127.0.0.1:3306/{DB_NAME}"
-    return JdbcDatabase(kind, engine, {"url": url, "user": "root",
-                                       "driver": "org.mariadb.jdbc.Driver"})  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["postgresql", "mariadb"])

@@ -11,17 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
-from tests.integration.engine.test_native_sink import (
-    JdbcDatabase,
-    jdbc_database,
-    wait_for,
-)
 from tests.support.engine import RecordingListener
+from tests.support.spark_jdbc import JdbcDatabase, jdbc_database
+from tests.support.topics import TopicReader
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.engine.native_connectors import SparkSourceConnector
@@ -72,31 +68,6 @@ def write_parquet(directory: Path, name: str, ids: range) -> Path:
     hidden = directory / f".{name}.tmp"
     pq.write_table(table, hidden)
     return hidden.rename(directory / name)
-
-
-class TopicReader:
-    """Reads the topic from its beginning once the connector created it (assign: no group,
-    and no subscription to a topic that does not exist yet)."""
-
-    def __init__(self, servers: str, topic: str) -> None:
-        self.topic = topic
-        self.consumer = Consumer({"bootstrap.servers": servers, "group.id": f"r-{topic}"})
-        self.assigned = False
-        self.values: list[dict[str, Any]] = []
-
-    def at_least(self, count: int) -> bool:
-        if not self.assigned:
-            topics = self.consumer.list_topics(timeout=10).topics
-            if self.topic not in topics or topics[self.topic].error is not None:
-                return False
-            partitions = topics[self.topic].partitions
-            self.consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
-                                  for p in partitions])  # fmt: skip
-            self.assigned = True
-        for msg in self.consumer.consume(1000, 0.2):
-            if msg.error() is None:
-                self.values.append(orjson.loads(msg.value()))
-        return len(self.values) >= count
 
 
 def test_parquet_files_to_kafka_with_new_files_and_an_smt(

@@ -8,29 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.engine import RecordingListener
 from tests.support.plugins import source_connector, source_task, topic_values, versioned_plugin
 
 from sparkcat.engine import SparkEngine
-from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
+from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 VERSIONS = {"acme-a": 1, "acme-b": 2}
-
-
-class Listener(EngineListener):
-    """The engine's view of the herder; a failed task fails the test with its trace."""
-
-    def __init__(self) -> None:
-        self.failures: list[str] = []
-
-    def on_task_failed(self, connector: str, task: int, trace: str) -> None:
-        self.failures.append(trace)
-
-    def on_connector_failed(self, connector: str, trace: str) -> None:
-        self.failures.append(trace)
 
 
 @pytest.fixture
@@ -58,7 +46,7 @@ def engine(spark: Any, kafka_broker: Any, entry: Path, tmp_path: Path) -> Iterat
 def test_connectors_of_plugin_subdirectories_each_see_their_own_bundled_library(
     engine: SparkEngine, kafka_broker: Any
 ) -> None:
-    listener, topics = Listener(), {}
+    listener, topics = RecordingListener(), {}
     for plugin in VERSIONS:
         topics[plugin] = f"{plugin}-{uuid.uuid4().hex[:8]}"
         config = {"name": plugin, "connector.class": source_connector(plugin),
@@ -68,7 +56,10 @@ def test_connectors_of_plugin_subdirectories_each_see_their_own_bundled_library(
 
     seen = {p: topic_values(kafka_broker.bootstrap_servers, t, 30, 120) for p, t in topics.items()}
 
-    assert not listener.failures, listener.failures[0]
+    assert not listener.traces and not listener.connector_failures, (
+        listener.traces,
+        listener.connector_failures,
+    )
     for plugin, version in VERSIONS.items():
         assert len(seen[plugin]) >= 30
         assert set(seen[plugin]) == {f"{plugin} import={version} lazy={version}"}

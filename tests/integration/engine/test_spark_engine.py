@@ -5,36 +5,21 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.support.engine import RecordingListener
+from tests.support.files import lines_of
+from tests.support.plans import FILE_SINK, FILE_SOURCE, file_sink, file_source, recording
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan
 from sparkcat.runtime.stores.offsets import MemoryOffsetStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.broker, pytest.mark.slow]
-
-FILE_SOURCE = "sparkcat.connectors.file:FileStreamSourceTask"
-FILE_SINK = "sparkcat.connectors.file:FileStreamSinkTask"
-RECORDING = "sparkcat_test_plugins:RecordingSourceTask"
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().splitlines() if path.exists() else []
 
 
 @pytest.fixture
@@ -58,37 +43,6 @@ def engine(spark: Any, worker: dict[str, str], tmp_path: Path) -> Iterator[Spark
     yield engine
     engine.close()
     sys.path.remove(worker["plugin.path"])
-
-
-def file_source(name: str, path: Path, topic: str) -> ConnectorPlan:
-    config = {
-        "name": name,
-        "connector.class": "FileStreamSource",
-        "file": str(path),
-        "topic": topic,
-    }
-    return ConnectorPlan(name, "source", config, [dict(config, **{"task.class": FILE_SOURCE})])
-
-
-def file_sink(name: str, path: Path, topic: str) -> ConnectorPlan:
-    config = {"name": name, "connector.class": "FileStreamSink", "file": str(path), "topics": topic}
-    return ConnectorPlan(name, "sink", config, [dict(config, **{"task.class": FILE_SINK})])
-
-
-def recording(
-    name: str, events: Path, topic: str, tasks: int = 1, generation: int = 0, **extra: str
-) -> ConnectorPlan:
-    config = {
-        "name": name,
-        "connector.class": "sparkcat_test_plugins:RecordingSourceConnector",
-        "topic": topic,
-        "events.file": str(events),
-        **extra,
-    }
-    task_configs = [
-        dict(config, **{"task.class": RECORDING, "task.id": str(i)}) for i in range(tasks)
-    ]
-    return ConnectorPlan(name, "source", config, task_configs, generation=generation)
 
 
 def unique(prefix: str) -> str:

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Producer
-from tests.integration.engine.test_spark_engine import RecordingListener, recording, wait_for
+from tests.support.engine import RecordingListener
+from tests.support.plans import recording
+from tests.support.waiting import wait_for
 
 from sparkcat.engine import SparkEngine
 from sparkcat.runtime.engine_api import ConnectorPlan

@@ -1,5 +1,5 @@
-"""Fixtures of the storage-sink tests: moto's S3 server on loopback (one per session), the
-broker's address, and a topic of schema'd JSON records produced once per module."""
+"""Fixtures of the storage-sink tests: moto's S3 server on loopback (one per session) and the
+broker's address; the topic of orders they copy comes from ``tests/support/orders.py``."""
 
 from __future__ import annotations
 
@@ -10,27 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
-import orjson
 import pytest
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from moto.server import ThreadedMotoServer
 
 from sparkcat.runtime.tasks import client_cache
-
-BASE_TS = 1_700_000_000_000
-SCHEMA = {
-    "type": "struct",
-    "name": "com.example.Order",
-    "optional": False,
-    "fields": [
-        {"field": "id", "type": "int64", "optional": False},
-        {"field": "name", "type": "string", "optional": True},
-        {"field": "region", "type": "string", "optional": False},
-        {"field": "amount", "type": "double", "optional": False},
-    ],
-}
-REGIONS = ("eu", "us", "ap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,29 +53,3 @@ def s3_server() -> Iterator[S3Server]:
 def servers(kafka_broker: Any) -> Iterator[str]:
     yield kafka_broker.bootstrap_servers
     client_cache.close_all()
-
-
-def order(i: int) -> dict[str, Any]:
-    return {"id": i, "name": None if i % 7 == 0 else f"n{i}", "region": REGIONS[i % 3],
-            "amount": i / 4}  # fmt: skip
-
-
-def produce_orders(servers: str, partitions: int, per_partition: int) -> str:
-    """A new topic: ``per_partition`` JsonConverter envelopes per partition; record ``i`` of
-    partition ``p`` is ``order(p * per_partition + i)`` with timestamp ``BASE_TS + i * 1000``."""
-    topic = f"orders-{uuid.uuid4().hex[:8]}"
-    admin = AdminClient({"bootstrap.servers": servers})
-    admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result()
-    producer = Producer({"bootstrap.servers": servers, "linger.ms": 20,
-                         "queue.buffering.max.messages": 1_000_000})  # fmt: skip
-    for p in range(partitions):
-        for i in range(per_partition):
-            value = orjson.dumps({"schema": SCHEMA, "payload": order(p * per_partition + i)})
-            while True:
-                try:
-                    producer.produce(topic, value, None, p, timestamp=BASE_TS + i * 1000)
-                    break
-                except BufferError:
-                    producer.poll(0.05)
-    assert producer.flush(60) == 0
-    return topic

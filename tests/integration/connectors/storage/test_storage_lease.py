@@ -14,10 +14,12 @@ import fastavro
 import orjson
 import pyarrow.parquet as pq
 import pytest
+from tests.support.leases import lease_spec
+from tests.support.orders import BASE_TS, order, produce_orders
 
-from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
+from sparkcat.runtime.tasks.lease import run_lease
 
-from .conftest import BASE_TS, S3Server, order, produce_orders
+from .conftest import S3Server
 
 pytestmark = pytest.mark.broker
 
@@ -35,12 +37,9 @@ def big_topic(servers: str) -> str:
 
 def lease(servers: str, name: str, config: dict[str, str], offsets: dict[int, int | None],
           topic: str, max_records: int) -> Any:  # fmt: skip
-    spec = LeaseSpec(
-        connector=name, task=0, generation=1, kind="sink", task_config=config,
-        connector_config=config,
-        worker_config={"bootstrap.servers": servers, "key.converter": BYTES,
-                       "value.converter": BYTES},
-        max_ms=120_000, max_records=max_records, control=None,
+    spec = lease_spec(
+        servers, "sink", name, config, config, key_converter=BYTES, value_converter=BYTES,
+        max_ms=120_000, max_records=max_records,
         assignment=tuple((topic, p, o) for p, o in sorted(offsets.items())),
     )  # fmt: skip
     result = run_lease(spec)
@@ -231,12 +230,9 @@ def test_bad_records_reach_the_dlq_with_a_clear_message(servers: str, tmp_path: 
         "errors.deadletterqueue.topic.replication.factor": "1",
         "errors.deadletterqueue.context.headers.enable": "true",
     }  # fmt: skip
-    spec = LeaseSpec(
-        connector=f"bad-{uuid.uuid4().hex[:8]}", task=0, generation=1, kind="sink",
-        task_config=config, connector_config=config,
-        worker_config={"bootstrap.servers": servers, "key.converter": BYTES,
-                       "value.converter": BYTES},
-        max_ms=60_000, max_records=7, control=None, assignment=((topic, 0, None),),
+    spec = lease_spec(
+        servers, "sink", f"bad-{uuid.uuid4().hex[:8]}", config, config, key_converter=BYTES,
+        value_converter=BYTES, max_ms=60_000, max_records=7, assignment=((topic, 0, None),),
     )  # fmt: skip
     result = run_lease(spec)
     assert result.trace is None, result.trace

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from tests.support.group_member import group_member
 
-from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.herder import DistributedHerder
-from sparkcat.runtime.isolation.plugins import default_registry
-from sparkcat.runtime.stores.kafka_configs import KafkaConfigBackingStore
-from sparkcat.runtime.stores.kafka_offsets import KafkaOffsetBackingStore
-from sparkcat.runtime.stores.kafka_statuses import KafkaStatusBackingStore
 
 
 @pytest.fixture
@@ -37,24 +32,5 @@ def worker(kafka_broker: Any, unique_topic: Callable[[str], str]) -> dict[str, s
 @pytest.fixture
 def leader(worker: dict[str, str]) -> Iterator[DistributedHerder]:
     """A herder that is the group's leader (its membership is not what is tested here)."""
-    config = DistributedConfig(worker)
-    configs = KafkaConfigBackingStore(config.strings())
-    offsets = KafkaOffsetBackingStore(config.strings())
-    statuses = KafkaStatusBackingStore(config.strings())
-    for store in (configs, offsets, statuses):
-        store.start()
-    registry = default_registry(config.plugin_path())
-    herder = DistributedHerder(config, None, offsets, registry, "w:1", configs, statuses,  # type: ignore[arg-type]
-                               "http://w:1/")  # fmt: skip
-    herder.member = SimpleNamespace(
-        is_leader=True,
-        leader_url="http://w:1/",
-        request_rejoin=lambda: None,
-        rejoin_needed=False,
-        wakeup=lambda: None,
-    )
-    herder.rebalancing = False
-    yield herder
-    statuses.stop()
-    offsets.close()
-    configs.stop()
+    with group_member(worker, "w:1", engine=None) as herder:
+        yield herder

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from tests.support.membership import IgnoreRebalances
+from tests.support.waiting import wait_for
 
 from sparkcat.api.errors import ConfigError
 from sparkcat.runtime.distributed.assignor import ClusterConfigSnapshot
@@ -129,15 +130,6 @@ class Worker:
 ALL_TASKS = {ConnectorTaskId(c, i) for c, n in CONNECTORS.items() for i in range(n)}
 
 
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 def covered_once(workers: list[Worker]) -> bool:
     views = [w.view() for w in workers]
     connectors = [c for cs, _ in views for c in cs]
@@ -189,7 +181,7 @@ def assert_one_leader(workers: list[Worker]) -> None:
 @pytest.mark.slow
 def test_two_members_share_the_work(workers: Callable[..., Worker]) -> None:
     w1, w2 = workers("w1"), workers("w2")
-    wait_until(lambda: balanced([w1, w2]), 60, "a balanced assignment")
+    wait_for(lambda: balanced([w1, w2]), 60, "a balanced assignment")
     assert_one_leader([w1, w2])
     assert w1.member.generation_id == w2.member.generation_id >= 0
     assert w1.member.protocol_version == 2  # sessioned
@@ -207,10 +199,10 @@ def test_two_members_share_the_work(workers: Callable[..., Worker]) -> None:
 def test_joining_member_takes_only_the_surplus(workers: Callable[..., Worker]) -> None:
     """No stop-the-world: when a third worker joins, the others give up only what moves."""
     w1, w2 = workers("w1"), workers("w2")
-    wait_until(lambda: balanced([w1, w2]), 60, "a balanced assignment over two")
+    wait_for(lambda: balanced([w1, w2]), 60, "a balanced assignment over two")
     before = {w.name: w.view() for w in (w1, w2)}
     w3 = workers("w3")
-    wait_until(lambda: balanced([w1, w2, w3]), 60, "a balanced assignment over three")
+    wait_for(lambda: balanced([w1, w2, w3]), 60, "a balanced assignment over three")
     revoked = [r for w in (w1, w2) for r in w.revocations]
     assert sum(len(tasks) for _, tasks in revoked) == 2  # 3 + 3 tasks -> 2 + 2 (+ 2 on w3)
     assert sum(len(connectors) for connectors, _ in revoked) == 0  # 1 + 1 -> stays
@@ -225,15 +217,15 @@ def test_three_members_balanced_and_leaver_reassigned_after_delay(
     workers: Callable[..., Worker],
 ) -> None:
     w1, w2, w3 = workers("w1"), workers("w2"), workers("w3")
-    wait_until(lambda: balanced([w1, w2, w3]), 90, "a balanced assignment over three")
+    wait_for(lambda: balanced([w1, w2, w3]), 90, "a balanced assignment over three")
     assert_one_leader([w1, w2, w3])
     assert sorted(len(w.view()[1]) for w in (w1, w2, w3)) == [2, 2, 2]
     stayed = {w.name: w.view() for w in (w1, w2)}
 
     w3.stop()  # leaves the group: its work is lost, held for scheduled.rebalance.max.delay.ms
-    wait_until(lambda: any(a.delay > 0 for a in w1.assignments + w2.assignments), 30, "a delay")
+    wait_for(lambda: any(a.delay > 0 for a in w1.assignments + w2.assignments), 30, "a delay")
     assert not covered_once([w1, w2])
-    wait_until(lambda: covered_once([w1, w2]), 60, "lost work reassigned after the delay")
+    wait_for(lambda: covered_once([w1, w2]), 60, "lost work reassigned after the delay")
     # Work that did not move kept running: nothing of w1's or w2's was revoked.
     for w in (w1, w2):
         connectors, tasks = stayed[w.name]
@@ -244,9 +236,9 @@ def test_three_members_balanced_and_leaver_reassigned_after_delay(
 @pytest.mark.slow
 def test_member_that_stops_heartbeating_is_replaced(workers: Callable[..., Worker]) -> None:
     w1, w2 = workers("w1"), workers("w2")
-    wait_until(lambda: balanced([w1, w2]), 60, "a balanced assignment")
+    wait_for(lambda: balanced([w1, w2]), 60, "a balanced assignment")
     w2.crash()  # no LeaveGroup: the broker notices after session.timeout.ms
-    wait_until(lambda: covered_once([w1]), 90, "w2's work on w1")
+    wait_for(lambda: covered_once([w1]), 90, "w2's work on w1")
     assert w1.member.is_leader
     # Held back for scheduled.rebalance.max.delay.ms first, as Kafka does.
     assert any(a.delay > 0 for a in w1.assignments)
@@ -255,11 +247,11 @@ def test_member_that_stops_heartbeating_is_replaced(workers: Callable[..., Worke
 @pytest.mark.slow
 def test_config_mismatch_makes_members_resync(workers: Callable[..., Worker]) -> None:
     w1 = workers("w1", offset=5)
-    wait_until(lambda: covered_once([w1]), 60, "w1 alone")
+    wait_for(lambda: covered_once([w1]), 60, "w1 alone")
     assert w1.member.is_leader
     # w2 has read further in the config topic than the leader.
     w2 = workers("w2", offset=9)
-    wait_until(lambda: balanced([w1, w2]), 90, "a balanced assignment after resync")
+    wait_for(lambda: balanced([w1, w2]), 90, "a balanced assignment after resync")
     mismatched = [a for a in w1.assignments + w2.assignments if a.failed]
     leader_was_behind = any(a.failed for a in w1.assignments)
     if w1.member.is_leader or leader_was_behind:
@@ -271,10 +263,10 @@ def test_config_mismatch_makes_members_resync(workers: Callable[..., Worker]) ->
 @pytest.mark.slow
 def test_eager_protocol_revokes_everything_each_rebalance(workers: Callable[..., Worker]) -> None:
     w1 = workers("w1", **{"connect.protocol": "eager"})
-    wait_until(lambda: covered_once([w1]), 60, "w1 alone")
+    wait_for(lambda: covered_once([w1]), 60, "w1 alone")
     assert w1.member.protocol_version == 0
     w2 = workers("w2", **{"connect.protocol": "eager"})
-    wait_until(lambda: balanced([w1, w2]), 60, "a balanced eager assignment")
+    wait_for(lambda: balanced([w1, w2]), 60, "a balanced eager assignment")
     revoked_connectors, revoked_tasks = w1.revocations[0]
     assert sorted(revoked_connectors) == sorted(CONNECTORS) and len(revoked_tasks) == 6
 
@@ -344,11 +336,11 @@ def test_a_member_that_fell_out_of_the_group_stops_its_work_at_once(
         daemon=True,
     ).start()
     try:
-        wait_until(lambda: any(e["tasks"] for e in events) and 0 < len(w1.view()[1]) < 6,
+        wait_for(lambda: any(e["tasks"] for e in events) and 0 < len(w1.view()[1]) < 6,
                    90, "the frozen-to-be member to hold tasks")  # fmt: skip
         held = {t for e in events if e["event"] == "assigned" for t in e["tasks"]}
         os.kill(frozen.pid, signal.SIGSTOP)
-        wait_until(lambda: covered_once([w1]), 90, "its work on w1")
+        wait_for(lambda: covered_once([w1]), 90, "its work on w1")
         resumed = time.monotonic()
         os.kill(frozen.pid, signal.SIGCONT)
 
@@ -356,7 +348,7 @@ def test_a_member_that_fell_out_of_the_group_stops_its_work_at_once(
             after = [e for e in events if e["event"] == "revoked" and e["at"] > resumed]
             return next((e for e in after if held <= set(e["tasks"])), None)
 
-        wait_until(lambda: revoked() is not None, 30, "the resumed member to revoke its work")
+        wait_for(lambda: revoked() is not None, 30, "the resumed member to revoke its work")
         took = revoked()["at"] - resumed  # type: ignore[index]
         heartbeat_s = int(props["heartbeat.interval.ms"]) / 1000
         assert took <= heartbeat_s + 2, f"the resumed member kept its work {took:.1f} s"

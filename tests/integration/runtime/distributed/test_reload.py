@@ -15,11 +15,13 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.engine import PlanRecordingEngine
+from tests.support.waiting import wait_for
 
 from sparkcat.api.errors import NotFoundError
 from sparkcat.assembly.connect_distributed import ConnectDistributed
@@ -30,7 +32,6 @@ from sparkcat.runtime.distributed.herder import (
     NotAssignedError,
     NotLeaderError,
 )
-from sparkcat.runtime.engine_api import ConnectorPlan, EngineListener
 from sparkcat.runtime.isolation.plugins import default_registry
 from sparkcat.runtime.rest.app import create_app
 from sparkcat.runtime.rest.errors import ConnectRestError
@@ -43,38 +44,12 @@ KAFKA = "org.apache.kafka.common.config.provider."
 OLD, NEW = "tok-old-7d1e", "tok-new-93b0"
 
 
-@dataclass
-class RecordingEngine:
-    """The Engine protocol, recording what the herder asks for (no tasks really run)."""
-
-    plans: dict[str, ConnectorPlan] = field(default_factory=dict)
-    restarted: list[tuple[str, int]] = field(default_factory=list)
-
-    def start_connector(self, plan: ConnectorPlan, listener: EngineListener) -> None:
-        self.plans[plan.name] = plan
-
-    def pause_connector(self, name: str) -> None:
-        pass
-
-    def resume_connector(self, name: str) -> None:
-        pass
-
-    def restart_task(self, name: str, task: int) -> None:
-        self.restarted.append((name, task))
-
-    def stop_connector(self, name: str) -> None:
-        self.plans.pop(name, None)
-
-    def close(self) -> None:
-        self.plans.clear()
-
-
 def _member(props: dict[str, str]) -> ConnectDistributed:
     """A distributed member as ``sparkcat distributed`` assembles it, on the engine double."""
     config = DistributedConfig(props)
     member = ConnectDistributed(config)
     member.start_stores()
-    member.engine = RecordingEngine()
+    member.engine = PlanRecordingEngine()
     member.process.on_shutdown("engine", member.engine.close)
     registry = default_registry(config.plugin_path())
     herder = DistributedHerder(config, member.engine, member.offsets, registry, "",
@@ -89,16 +64,6 @@ def _member(props: dict[str, str]) -> ConnectDistributed:
     member.process.on_shutdown("herder", herder.stop)
     herder.start()
     return member
-
-
-def _wait(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 @dataclass
@@ -146,7 +111,7 @@ def group(kafka_broker: Any, unique_topic: Callable[[str], str], tmp_path: Path)
         members.append(_member(props))
         stable = lambda: all(m.herder.wait_stable(1) for m in members)  # noqa: E731
         one_leader = lambda: sum(m.herder.is_leader() for m in members) == 1  # noqa: E731
-        _wait(lambda: stable() and one_leader(), 90, "a stable group of two")
+        wait_for(lambda: stable() and one_leader(), 90, "a stable group of two")
         yield Group(members, vault, proofs)
     finally:
         for member in reversed(members):
@@ -194,7 +159,7 @@ def _create(group: Group, name: str, config: dict[str, str]) -> None:
             return False
         return True
 
-    _wait(created, 60, f"{name} to be created")
+    wait_for(created, 60, f"{name} to be created")
 
 
 def _settle(group: Group, names: list[str]) -> dict[str, ConnectDistributed]:
@@ -208,9 +173,9 @@ def _settle(group: Group, names: list[str]) -> dict[str, ConnectDistributed]:
         stable = all(m.herder.wait_stable(0.1) for m in group.members)
         return owners if len(owners) == len(names) and planned and stable else None
 
-    _wait(settled, 90, f"{names} running with their task configs")
+    wait_for(settled, 90, f"{names} running with their task configs")
     time.sleep(3)  # a rebalance the last task configs asked for has begun by now
-    return _wait(settled, 90, f"{names} running in a settled group")
+    return wait_for(settled, 90, f"{names} running in a settled group")
 
 
 def test_a_follower_restarts_its_connector_when_a_file_value_changes(
@@ -227,22 +192,26 @@ def test_a_follower_restarts_its_connector_when_a_file_value_changes(
     assert mine, f"the assignor gave the follower no connector: {owners}"
     name = mine[0]
     assert _seen(group, name) == OLD
-    before = list(follower.engine.restarted)
+    before = list(follower.engine.restarts)
 
     (group.vault / "db.properties").write_text(f"token={NEW}\n", encoding="utf-8")
 
     # The follower restarts the connector it runs itself (no leader involved), within a TTL.
-    _wait(lambda: _seen(group, name) == NEW, 20, "the follower's connector to see the new value")
+    wait_for(lambda: _seen(group, name) == NEW, 20, "the follower's connector to see the new value")
     assert not follower.herder.is_leader()
-    _wait(lambda: _runs(follower, name), 20, "the restarted connector RUNNING on the follower")
+    wait_for(lambda: _runs(follower, name), 20, "the restarted connector RUNNING on the follower")
     plan = follower.engine.plans.get(name)
     local = [] if plan is None else plan.task_ids()
-    _wait(lambda: set(follower.engine.restarted[len(before):]) >= {(name, t) for t in local},
+    wait_for(lambda: set(follower.engine.restarts[len(before):]) >= {(name, t) for t in local},
           10, "the follower's tasks of the connector restarted")  # fmt: skip
-    assert all(c == name for c, _ in follower.engine.restarted[len(before) :])
+    assert all(c == name for c, _ in follower.engine.restarts[len(before) :])
     # Every connector reloads where it runs, the leader's too.
     for other in configs:
-        _wait(lambda other=other: _seen(group, other) == NEW, 20, f"{other} to see the new value")  # type: ignore[misc]
+        wait_for(
+            lambda other=other: _seen(group, other) == NEW,  # type: ignore[misc]
+            20,
+            f"{other} to see the new value",
+        )
 
     # Stored and shown unresolved everywhere; the secret is in no log line.
     placeholder = configs[name]["token"]
@@ -269,4 +238,4 @@ def test_reload_requests_for_work_elsewhere_are_refused_as_in_kafka(group: Group
             leader.reload_connector("elsewhere")
         assert elsewhere.value.owner_url == follower.rest_url
     owner.herder.reload_connector("elsewhere")  # where it runs, it restarts
-    _wait(lambda: _runs(owner, "elsewhere"), 20, "the connector RUNNING again")
+    wait_for(lambda: _runs(owner, "elsewhere"), 20, "the connector RUNNING again")

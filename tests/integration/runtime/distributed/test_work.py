@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from tests.integration.runtime.distributed.test_topics import group_member, run_here
+from tests.support.group_member import group_member, run_here
 
 from sparkcat.runtime.distributed.config import DistributedConfig
 from sparkcat.runtime.distributed.herder import DistributedHerder

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from tests.support.engine import NullEngine
 
 from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.rest.app import create_app
@@ -21,15 +22,6 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 pytestmark = pytest.mark.broker
-
-
-class NullEngine:
-    def start_connector(self, plan: Any, listener: Any) -> None: ...
-    def pause_connector(self, name: str) -> None: ...
-    def resume_connector(self, name: str) -> None: ...
-    def restart_task(self, name: str, task: int) -> None: ...
-    def stop_connector(self, name: str) -> None: ...
-    def close(self) -> None: ...
 
 
 @pytest.fixture

@@ -7,20 +7,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from tests.support.leases import lease_spec
 from tests.support.plugins import source_task, topic_values, versioned_plugin
 
 from sparkcat.runtime.tasks.lease import LeaseSpec, run_lease
 
 pytestmark = pytest.mark.broker
 
-STRING = "org.apache.kafka.connect.storage.StringConverter"
-
 
 def lease(servers: str, entry: Path, plugin: str, topic: str) -> LeaseSpec:
-    worker = {"bootstrap.servers": servers, "key.converter": STRING, "value.converter": STRING,
-              "plugin.path": str(entry)}  # fmt: skip
     task = {"task.class": source_task(plugin), "topic": topic}
-    return LeaseSpec(plugin, 0, 1, "source", task, {}, worker, 1500, 1_000_000, None)
+    return lease_spec(
+        servers, "source", plugin, task, worker={"plugin.path": str(entry)}, max_ms=1500
+    )
 
 
 def test_leases_of_two_plugins_at_once_each_import_their_own_library(

@@ -10,19 +10,19 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 from tests.support.apt import apt_install
+from tests.support.engine import NullEngine
 from tests.support.ports import free_port
+from tests.support.rest_worker import rest_worker, scrape
+from tests.support.waiting import wait_for
 
-from sparkcat.engine import SparkEngine
 from sparkcat.runtime.isolation.plugins import PluginRegistry
 from sparkcat.runtime.rest.app import create_app
 from sparkcat.runtime.rest.server import RestServer
@@ -46,17 +46,6 @@ def chromium_path() -> str:
     return path
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def worker(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[httpx.Client]:
     """A standalone worker in this process: REST on a free port, connectors on Spark."""
@@ -69,30 +58,8 @@ def worker(spark: Any, kafka_broker: Any, tmp_path: Path) -> Iterator[httpx.Clie
         "metrics.sample.window.ms": "2000",
         "metrics.num.samples": "3",
     }
-    store = MemoryOffsetStore()
-    engine = SparkEngine(props, store, session=spark)
-    port = free_port()
-    herder = StandaloneHerder(WorkerConfig(props), engine, store, PluginRegistry(),
-                              f"127.0.0.1:{port}")  # fmt: skip
-    herder.mark_ready()
-    rest = RestServer(create_app(herder), f"http://127.0.0.1:{port}").start()
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-    try:
+    with rest_worker(spark, props) as client:
         yield client
-    finally:
-        client.close()
-        rest.stop()
-        engine.close()
-
-
-def scrape(client: httpx.Client) -> dict[tuple[str, str], float]:
-    text = client.get("/metrics").text
-    return {
-        (s.name, s.labels.get("connector", "")): s.value
-        for family in text_string_to_metric_families(text)
-        for s in family.samples
-        if "status" not in s.labels
-    }
 
 
 class Appender(threading.Thread):
@@ -172,17 +139,6 @@ def test_metrics_and_the_status_page(worker: httpx.Client, tmp_path: Path) -> No
         appender.join()
     print(f"screenshots: {tmp_path}/status-page*.png", file=sys.stderr)
     assert (tmp_path / "status-page.png").stat().st_size > 1000
-
-
-class NullEngine:
-    """The Engine protocol doing nothing: the test plays the engine's part."""
-
-    def start_connector(self, plan: Any, listener: Any) -> None: ...
-    def pause_connector(self, name: str) -> None: ...
-    def resume_connector(self, name: str) -> None: ...
-    def restart_task(self, name: str, task: int) -> None: ...
-    def stop_connector(self, name: str) -> None: ...
-    def close(self) -> None: ...
 
 
 def test_the_page_shows_the_last_error_and_stops_a_connector(tmp_path: Path) -> None:

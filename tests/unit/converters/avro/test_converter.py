@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.unit.converters.avro.golden import GOLDEN, Golden, text, zz
-from tests.unit.converters.registry_support import (
+from tests.support.registry_converters import (
     configured,
     header,
     plain,
     versions,
 )
+from tests.unit.converters.avro.golden import GOLDEN, Golden, text, zz
 
 from sparkcat.api.data import Schema, SchemaBuilder, Struct
 from sparkcat.api.errors import ConfigError, DataError

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.unit.converters.registry_support import (
+from tests.support.registry_converters import (
     configured,
     header,
     plain,

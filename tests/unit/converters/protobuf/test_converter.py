@@ -18,7 +18,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import descriptor_pb2, wrappers_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.unit.converters.registry_support import (
+from tests.support.registry_converters import (
     configured,
     plain,
 )

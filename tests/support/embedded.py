@@ -1,13 +1,9 @@
-"""Shared pieces of the embedded-API tests: a worker config on the session broker with
-timings short enough for tests, topic creation, and polling with a deadline."""
+"""What the embedded-API tests share: a worker config on the session broker with timings
+short enough for tests, application ids, and topic creation."""
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
@@ -46,19 +42,3 @@ def create_topics(bootstrap_servers: str, *names: str) -> None:
 
     admin = AdminClient({"bootstrap.servers": bootstrap_servers})
     ensure_topics(admin, [TopicSpec(name, 1, 1) for name in names])
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str | Callable[[], str]) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            described = what if isinstance(what, str) else what()
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {described}")
-        time.sleep(0.2)
-
-
-def lines_of(path: Path) -> list[str]:
-    return path.read_text().splitlines() if path.exists() else []
