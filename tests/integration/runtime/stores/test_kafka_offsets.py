@@ -20,7 +20,7 @@ from .conftest import create_topic, java_murmur2_partition, load_tests_of, raw_r
 pytestmark = pytest.mark.broker
 
 _CONTRACT = load_tests_of(
-    "unit/runtime/stores/test_offset_stores.py",
+    "unit/runtime/stores/test_offsets.py",
     [
         "test_get_returns_what_was_put",
         "test_later_put_replaces_the_offset",
