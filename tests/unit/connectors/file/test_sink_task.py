@@ -1,4 +1,4 @@
-"""FileStreamSinkConnector and FileStreamSinkTask, driven directly (no Spark, no Kafka)."""
+"""FileStreamSinkTask, driven directly (no Spark, no Kafka)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,13 @@ from pathlib import Path
 import pytest
 
 from sparkcat.api.records import SinkRecord, TopicPartition
-from sparkcat.connectors.file import FileStreamSinkConnector, FileStreamSinkTask
+from sparkcat.connectors.file import FileStreamSinkTask
 
 TP = TopicPartition("t", 0)
 
 
 def _record(value: object, offset: int) -> SinkRecord:
     return SinkRecord("t", 0, None, None, None, value, offset)
-
-
-def test_connector_gives_max_tasks_copies_and_accepts_offset_changes() -> None:
-    connector = FileStreamSinkConnector()
-    props = {"file": "out.txt", "topics": "t"}
-    connector.start(props)
-    assert connector.task_configs(3) == [props, props, props]
-    assert connector.task_class() is FileStreamSinkTask
-    assert connector.alter_offsets(props, {TP: 5}) is True
 
 
 def test_put_writes_lines_and_flush_makes_them_visible(tmp_path: Path) -> None:
