@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import (
+from tests.support.cdc_mariadb import PASSWORD, USER, ThrowawayMariaDb
+from tests.support.cdc_servers import read_topic
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
@@ -20,9 +23,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.cdc_mariadb import PASSWORD, USER, ThrowawayMariaDb
-from tests.support.cdc_servers import read_topic
-from tests.support.ports import free_port
 
 SNAPSHOT_ROWS = 200
 

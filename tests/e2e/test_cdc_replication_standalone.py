@@ -23,7 +23,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from tests.e2e.conftest import (
+from tests.support.cdc_servers import PostgresServer
+from tests.support.databases import ensure_postgres_database
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
@@ -31,9 +34,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.cdc_servers import PostgresServer
-from tests.support.databases import ensure_postgres_database
-from tests.support.ports import free_port
 
 TARGET_DB = "sparkcat_cdc_e2e"
 SNAPSHOT_ROWS = 50

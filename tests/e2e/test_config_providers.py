@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tests.e2e.conftest import (
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     PLUGINS_DIR,
     WorkerProcess,
@@ -23,7 +24,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.ports import free_port
 
 TOKEN = "tok-3f9a1c77-file-secret"
 USER = "usr-b2e4d8aa-env-secret"

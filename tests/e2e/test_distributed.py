@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import (
+from tests.support.files import lines_of
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     JOINED,
     SPARKCAT,
@@ -37,8 +39,6 @@ from tests.e2e.conftest import (
     edit_properties,
     wait_for,
 )
-from tests.support.files import lines_of
-from tests.support.ports import free_port
 
 from sparkcat.runtime.distributed.herder import STALE_CONFIG_MESSAGE
 
@@ -552,7 +552,7 @@ def test_topics_a_task_used_are_status_records_that_survive_a_restart(cluster: C
 
 
 def _rss_mb(pid: int) -> float:
-    from tests.e2e.conftest import process_tree
+    from tests.support.worker_process import process_tree
 
     total = 0
     for proc in process_tree(pid):

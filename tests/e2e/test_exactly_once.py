@@ -20,14 +20,14 @@ import orjson
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from tests.e2e.conftest import (
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     PLUGINS_DIR,
     DistributedWorker,
     edit_properties,
     wait_for,
 )
-from tests.support.ports import free_port
 
 from sparkcat.runtime.stores.offsets import offset_key_bytes, offset_value_bytes
 from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic

@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from tests.e2e.conftest import (
+from tests.support.databases import ensure_postgres_database
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
@@ -21,8 +23,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.databases import ensure_postgres_database
-from tests.support.ports import free_port
 
 DB = "sparkcat_jdbc_test"
 # The kill comes at 2 * MAX_BATCH_RECORDS rows in the upsert target: half-way.

@@ -19,16 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import (
-    SPARKCAT,
-    START_TIMEOUT_S,
-    Proc,
-    WorkerProcess,
-    kill_leftovers,
-    session_members,
-    wait_for,
-    write_properties,
-)
 from tests.support.mirror import (
     commit,
     committed,
@@ -38,6 +28,16 @@ from tests.support.mirror import (
     read_to_end,
     second_broker,
     signature,
+)
+from tests.support.worker_process import (
+    SPARKCAT,
+    START_TIMEOUT_S,
+    Proc,
+    WorkerProcess,
+    kill_leftovers,
+    session_members,
+    wait_for,
+    write_properties,
 )
 
 from sparkcat.api.records import TopicPartition

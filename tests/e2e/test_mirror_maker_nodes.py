@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import SPARKCAT, START_TIMEOUT_S, wait_for
 from tests.e2e.test_mirror_maker import (
     MirrorMakerProcess,
     SteadyProducer,
@@ -24,6 +23,7 @@ from tests.e2e.test_mirror_maker import (
     stored_offsets,
 )
 from tests.support.mirror import content, create, read_to_end, second_broker
+from tests.support.worker_process import SPARKCAT, START_TIMEOUT_S, wait_for
 
 __all__ = ["second_broker"]  # the fixture, used by name
 

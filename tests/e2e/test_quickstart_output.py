@@ -19,15 +19,15 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.e2e.conftest import (
+from tests.support.files import lines_of
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
     edit_properties,
     wait_for,
 )
-from tests.support.files import lines_of
-from tests.support.ports import free_port
 
 LOG_RECORD = re.compile(
     r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] INFO \S.* \(sparkcat(\.[a-z_][a-z0-9_]*)*\)"

@@ -20,7 +20,9 @@ import pyarrow.dataset as ds
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
-from tests.e2e.conftest import (
+from tests.support.orders import SCHEMA, order
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
@@ -28,8 +30,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.orders import SCHEMA, order
-from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 

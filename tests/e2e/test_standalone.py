@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import (
+from tests.support.files import lines_of
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     PLUGINS_DIR,
     SPARKCAT,
@@ -34,8 +36,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.files import lines_of
-from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 

@@ -12,7 +12,9 @@ from typing import Any
 import orjson
 import pytest
 from confluent_kafka.admin import AdminClient  # type: ignore[attr-defined]
-from tests.e2e.conftest import (
+from tests.support.orders import order, produce_orders
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     WorkerProcess,
@@ -20,8 +22,6 @@ from tests.e2e.conftest import (
     wait_for,
     write_properties,
 )
-from tests.support.orders import order, produce_orders
-from tests.support.ports import free_port
 
 from sparkcat.kafka import admin as kafka_admin
 

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.e2e.conftest import (
+from tests.support.files import lines_of
+from tests.support.ports import free_port
+from tests.support.worker_process import (
     CONFIG_DIR,
     START_TIMEOUT_S,
     STOP_TIMEOUT_S,
@@ -33,8 +35,6 @@ from tests.e2e.conftest import (
     session_members,
     wait_for,
 )
-from tests.support.files import lines_of
-from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.e2e.conftest import wait_for, write_properties
 from tests.integration.cluster.test_spark_cluster import STRING, TEST_PLUGINS, Driver, unique
 from tests.support.files import lines_of
 from tests.support.ports import free_port
+from tests.support.worker_process import wait_for, write_properties
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 

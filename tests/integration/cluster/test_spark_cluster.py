@@ -26,10 +26,10 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.e2e.conftest import WorkerProcess, wait_for, write_properties
 from tests.integration.cluster.spark_cluster import SparkCluster, unfinished_tasks
 from tests.support.files import lines_of
 from tests.support.ports import free_port
+from tests.support.worker_process import WorkerProcess, wait_for, write_properties
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 
