@@ -16,8 +16,9 @@ for ``SourceTask.commit_batch`` (from :mod:`~sparkcat.runtime.tasks.batch_delive
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, repeat
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter, methodcaller
 from typing import Any, NamedTuple
 
@@ -26,6 +27,7 @@ from sparkcat.api.batch import (
     KafkaHeaders,
     SinkRecordBatch,
     SourceRecordBatch,
+    SourceRun,
 )
 from sparkcat.api.data import OPTIONAL_BYTES_SCHEMA, SchemaAndValue
 from sparkcat.api.errors import ConnectError
@@ -37,6 +39,8 @@ __all__ = [
     "convert_groups",
     "ensure_topics",
     "produce_columns",
+    "record_groups",
+    "send_batch",
     "sink_batch",
     "source_columns",
     "to_connect_batch",
@@ -166,13 +170,16 @@ def _mixed_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
     """:func:`source_columns` for a batch with a topic or schemas per record."""
     topics = batch.topic_column()
     size = len(batch.values)
+    key_schemas, value_schemas = batch.key_schema_column(), batch.value_schema_column()
+    # One grouping for both converters: a topic's keys and values share their schemas.
+    groups = record_groups(topics, key_schemas, value_schemas)
     try:
-        values = convert_groups(pipeline.value_converter, topics, batch.value_schema_column(),
-                                batch.values)  # fmt: skip
+        values = convert_groups(pipeline.value_converter, topics, value_schemas, batch.values,
+                                groups)  # fmt: skip
         keys: list[Any] | None = None
         if batch.keys is not None or batch.key_schema is not None or batch.key_schemas is not None:
             raw = batch.keys if batch.keys is not None else [None] * size
-            keys = convert_groups(pipeline.key_converter, topics, batch.key_schema_column(), raw)
+            keys = convert_groups(pipeline.key_converter, topics, key_schemas, raw, groups)
         elif not getattr(pipeline.key_converter, "null_pass_through", False):
             convert = pipeline.key_converter.from_connect_data
             null_keys = {topic: convert(topic, None, None) for topic in dict.fromkeys(topics)}
@@ -185,33 +192,51 @@ def _mixed_columns(pipeline: Any, batch: SourceRecordBatch) -> SourceColumns | N
     return _with_partitions_and_timestamps(batch, topics, values, keys, headers)
 
 
-def convert_groups(
-    converter: Any, topics: Sequence[str], schemas: Sequence[Any], datas: list[Any]
-) -> list[Any]:
-    """``datas`` converted with one :func:`from_connect_batch` call per group of records of
-    equal topic and schema (by identity), the groups in order of their first record, and put
-    back in the records' order.
+_FEW_GROUPS = 8
+
+
+def record_groups(topics: Sequence[str], *schema_columns: Sequence[Any]) -> list[list[int]]:
+    """The positions of the records of each group of equal topic and schemas (schemas by
+    identity), groups in order of their first record.
 
     Why groups rather than runs: the records of a CDC stream of transactions that touch
     several tables alternate topics at nearly every record, so runs of one are the norm;
-    groups keep one call per table. A converter that registers schemas on first sight (a
-    schema registry's) still registers them in the order the records first show them."""
-    groups: dict[tuple[str, int], list[int]] = {}
-    for i, group in enumerate(zip(topics, map(id, schemas), strict=True)):
-        members = groups.get(group)
-        if members is None:
-            groups[group] = [i]
-        else:
-            members.append(i)
+    groups keep one converter call per table. With a few groups each is found by a pass in C
+    (``compress``), cheaper than a Python loop over the records."""
+    keys = list(zip(topics, *(map(id, column) for column in schema_columns), strict=True))
+    distinct = dict.fromkeys(keys)
+    positions = range(len(keys))
+    if len(distinct) == 1:
+        return [list(positions)]
+    if len(distinct) <= _FEW_GROUPS:
+        return [list(compress(positions, map(key.__eq__, keys))) for key in distinct]
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def convert_groups(
+    converter: Any,
+    topics: Sequence[str],
+    schemas: Sequence[Any],
+    datas: list[Any],
+    groups: list[list[int]],
+) -> list[Any]:
+    """``datas`` converted with one :func:`from_connect_batch` call per group of
+    :func:`record_groups` (each of one topic and one schema in ``schemas``), in order of the
+    groups, and put back in the records' order. A converter that registers schemas on first
+    sight (a schema registry's) still registers them in the order the records show them."""
     if len(groups) == 1:
         return from_connect_batch(converter, topics[0], schemas[0], datas)
     out: list[Any] = [None] * len(datas)
-    for members in groups.values():
+    for members in groups:
         first = members[0]
         converted = from_connect_batch(converter, topics[first], schemas[first],
-                                       [datas[i] for i in members])  # fmt: skip
-        for i, data in zip(members, converted, strict=True):
-            out[i] = data
+                                       list(map(datas.__getitem__, members)))  # fmt: skip
+        if len(converted) != len(members):
+            raise ValueError("a converter returned a column of another length")
+        deque(map(out.__setitem__, members, converted), maxlen=0)  # the scatter, in C
     return out
 
 
@@ -263,6 +288,60 @@ def ensure_topics(
     for name in (topic,) if isinstance(topic, str) else dict.fromkeys(topic):
         if name not in known_topics:
             ensure_topic(name)
+
+
+# Records of a batch with a topic per record converted, then produced, at a time. Measured
+# on Debezium envelopes (~3 KB): 2,048 records converted at once cost 0.6 us a record more
+# than 256 at a time, the producer then copying bytes no longer in the CPU's caches.
+CHUNK_RECORDS = 256
+
+
+def send_batch(
+    pipeline: Any,
+    batch: SourceRecordBatch,
+    producer: Any,
+    callbacks: Iterable[Callable[[Any, Any], None] | None],
+    ensure_topic: Callable[[str], None],
+    known_topics: set[str],
+    produce_when_room: Callable[..., None],
+    whole: bool = False,
+) -> int:
+    """Convert and produce ``batch`` column by column, the i-th record with the i-th of
+    ``callbacks``: how many of its first records were produced. All of them, or fewer when
+    a column does not convert: nothing of a batch with one topic (or ``whole``, as a
+    :class:`BatchDelivery` needs), the chunks before the one that failed of a batch with a
+    topic per record (converted :data:`CHUNK_RECORDS` at a time); the caller sends the rest
+    per record, so each record is sent once."""
+    size = len(batch)
+    chunk = CHUNK_RECORDS if batch.topics is not None and not whole else size
+    callbacks = iter(callbacks)
+    sent = 0
+    while sent < size:
+        end = min(sent + chunk, size)
+        part = batch if end - sent == size else _records_between(batch, sent, end)
+        columns = source_columns(pipeline, part)
+        if columns is None:
+            return sent
+        ensure_topics(columns.topic, known_topics, ensure_topic)
+        sent += produce_columns(producer, columns, islice(callbacks, end - sent),
+                                produce_when_room)  # fmt: skip
+    return sent
+
+
+def _records_between(batch: SourceRecordBatch, start: int, end: int) -> SourceRecordBatch:
+    """Records ``start`` to ``end`` of ``batch``, for :func:`source_columns` only (one run
+    without a partition or offset)."""
+
+    def cut(column: Any) -> Any:
+        return None if column is None else list(islice(column, start, end))
+
+    return SourceRecordBatch(
+        batch.topic, batch.values[start:end], batch.value_schema,
+        [SourceRun(None, None, end - start)], cut(batch.keys), batch.key_schema,
+        batch.kafka_partition, batch.timestamp, kafka_partitions=cut(batch.kafka_partitions),
+        timestamps=cut(batch.timestamps), headers=cut(batch.headers), topics=cut(batch.topics),
+        key_schemas=cut(batch.key_schemas), value_schemas=cut(batch.value_schemas),
+    )  # fmt: skip
 
 
 def produce_columns(

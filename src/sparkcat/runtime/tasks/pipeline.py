@@ -270,20 +270,19 @@ class Pipeline:
 
         ``delivery``: the batch's report collector when the task overrides ``commit_batch``
         (its callbacks then replace ``on_delivery``)."""
+        sent = 0
         if self.chain is None and batch.values:
-            columns = columnar.source_columns(self, batch)
-            if columns is not None:
-                columnar.ensure_topics(columns.topic, known_topics, ensure_topic)
-                callbacks = (
-                    repeat(on_delivery, len(batch)) if delivery is None else delivery.callbacks()
-                )
-                with gc_paused():
-                    return columnar.produce_columns(
-                        producer, columns, callbacks, _produce_when_room
-                    )
-        records = batch.records()
+            callbacks = repeat(on_delivery) if delivery is None else delivery.callbacks()
+            with gc_paused():
+                sent = columnar.send_batch(self, batch, producer, callbacks, ensure_topic,
+                                           known_topics, _produce_when_room,
+                                           whole=delivery is not None)  # fmt: skip
+            if sent == len(batch):
+                return sent
+        # The records not sent column by column (a delivery's batch is sent whole or not).
+        records = batch.records()[sent:] if sent else batch.records()
         record_callback = None if delivery is None else delivery.record_callback(records)
-        return self.produce_records(
+        return sent + self.produce_records(
             records, producer, on_delivery, ensure_topic, known_topics, record_callback, errors
         )
 

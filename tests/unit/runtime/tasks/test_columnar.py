@@ -8,15 +8,22 @@ from typing import Any
 import pytest
 
 from sparkcat.api.batch import SourceRecordBatch, SourceRun
+from sparkcat.api.converter import Converter
 from sparkcat.api.data import (
     INT32_SCHEMA,
     OPTIONAL_BYTES_SCHEMA,
     OPTIONAL_STRING_SCHEMA,
     STRING_SCHEMA,
+    SchemaAndValue,
     SchemaBuilder,
     Struct,
 )
-from sparkcat.runtime.tasks.columnar import BatchDelivery, convert_groups
+from sparkcat.runtime.tasks.columnar import (
+    CHUNK_RECORDS,
+    BatchDelivery,
+    convert_groups,
+    record_groups,
+)
 from sparkcat.runtime.tasks.lease import resolver_for
 from sparkcat.runtime.tasks.pipeline import build_pipeline
 
@@ -241,12 +248,19 @@ def test_one_converter_call_per_group_of_topic_and_schema() -> None:
             calls.append((topic, len(values)))
             return [f"{topic}:{v}" for v in values]
 
-    schema_a, schema_b = INT32_SCHEMA, STRING_SCHEMA
-    out = convert_groups(Spy(), ["a", "b", "a", "a", "b"],
-                         [schema_a, schema_b, schema_a, None, schema_b],
-                         [1, "x", 2, None, "y"])  # fmt: skip
+    topics = ["a", "b", "a", "a", "b"]
+    schemas = [INT32_SCHEMA, STRING_SCHEMA, INT32_SCHEMA, None, STRING_SCHEMA]
+    groups = record_groups(topics, schemas)
+    assert groups == [[0, 2], [1, 4], [3]]
+    out = convert_groups(Spy(), topics, schemas, [1, "x", 2, None, "y"], groups)
     assert out == ["a:1", "b:x", "a:2", "a:None", "b:y"]
     assert calls == [("a", 2), ("b", 2), ("a", 1)]
+
+
+def test_many_groups_are_found_by_one_pass() -> None:
+    topics = [f"t{i % 20}" for i in range(60)]
+    groups = record_groups(topics, [None] * 60)
+    assert groups == [list(range(i, 60, 20)) for i in range(20)]
 
 
 def test_reports_of_a_batch_with_several_topics_are_paired_exactly() -> None:
@@ -259,3 +273,42 @@ def test_reports_of_a_batch_with_several_topics_are_paired_exactly() -> None:
     metadata = delivery.metadata()
     assert metadata.topics == ["a", "b", "a", "b", "a"]
     assert metadata.offsets == [10, 11, 12, 13, 14]
+
+
+class BatchShyConverter(Converter):
+    """Converts values to bytes one by one; its batch method fails on a batch holding "bad"."""
+
+    null_pass_through = True
+
+    def configure(self, configs: Any, is_key: bool | None = None) -> None:
+        pass
+
+    def from_connect_data(
+        self, topic: str, schema: Any, value: Any, headers: Any = None
+    ) -> bytes | None:
+        return None if value is None else str(value).encode()
+
+    def to_connect_data(self, topic: str, value: bytes | None, headers: Any = None) -> Any:
+        return SchemaAndValue(None, value)
+
+    def from_connect_data_batch(self, topic: str, schema: Any, values: list[Any]) -> list[Any]:
+        if "bad" in values:
+            raise ValueError("not as a batch")
+        return [self.from_connect_data(topic, schema, v) for v in values]
+
+
+def test_a_chunk_that_does_not_convert_leaves_the_rest_to_the_per_record_path() -> None:
+    size = CHUNK_RECORDS * 3
+    values = [f"v{i}" for i in range(size)]
+    values[CHUNK_RECORDS + 5] = "bad"
+    batch = SourceRecordBatch(
+        None, values, None, [SourceRun({"p": 0}, {"o": size}, size)],
+        topics=[("a", "b")[i % 2] for i in range(size)],
+    )  # fmt: skip
+    shy = f"{__name__}:BatchShyConverter"
+    pipeline = build_pipeline({}, {"key.converter": shy, "value.converter": shy},
+                              resolver_for({}))  # fmt: skip
+    producer = RecordingProducer()
+    assert pipeline.produce_batch(batch, producer, None, lambda t: None, {"a", "b"}) == size
+    assert [args[1] for args in producer.sent] == [v.encode() for v in values]
+    assert [args[0] for args in producer.sent] == batch.topics
