@@ -343,6 +343,43 @@ class DistributedWorker(WorkerProcess):
         return self.client.post(path, json=body, timeout=WRITE_TIMEOUT_S)
 
 
+class Driver(WorkerProcess):
+    """``sparkcat standalone`` as the driver of a Spark application on a cluster: run from its
+    own directory, with its own TMPDIR (the cluster tests hide both from the executors), with
+    shortcuts for the REST calls those tests make."""
+
+    def __init__(self, props: Path, log_path: Path, cwd: Path) -> None:
+        super().__init__(props, [], log_path)
+        self.cwd = cwd
+
+    def start(self) -> Driver:
+        env = dict(os.environ, TMPDIR=str(self.cwd / "tmp"))
+        (self.cwd / "tmp").mkdir(exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [str(SPARKCAT), "standalone", str(self.worker_props)],
+                cwd=self.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
+            )  # fmt: skip
+        return self
+
+    def status_code(self, path: str) -> int:
+        try:
+            return self.client.get(path).status_code
+        except httpx.TransportError:
+            return 0  # not up yet
+
+    def put(self, path: str, body: Any = None) -> None:
+        self.client.put(path, json=body).raise_for_status()
+
+    def create(self, name: str, config: dict[str, str]) -> None:
+        response = self.client.put(f"/connectors/{name}/config", json=config)
+        assert response.status_code in (200, 201), response.text
+
+    def delete(self, name: str) -> None:
+        self.client.delete(f"/connectors/{name}").raise_for_status()
+
+
 def read_offsets_file(path: Path) -> dict[tuple[str, str], dict[str, Any] | None]:
     """The standalone offsets file as ``{(connector, partition JSON): offset}``."""
     if not path.exists():

@@ -7,16 +7,22 @@ control goes over the network as on a real cluster (only the interpreter is this
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.integration.cluster.test_spark_cluster import STRING, TEST_PLUGINS, Driver, unique
 from tests.support.files import lines_of
 from tests.support.ports import free_port
-from tests.support.worker_process import wait_for, write_properties
+from tests.support.worker_process import PLUGINS_DIR, Driver, wait_for, write_properties
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
+
+STRING = "org.apache.kafka.connect.storage.StringConverter"
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +37,7 @@ def driver(kafka_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
             "value.converter": STRING,
             "offset.storage.file.filename": str(root / "offsets"),
             "max.batch.ms": "2000",
-            "plugin.path": str(TEST_PLUGINS),
+            "plugin.path": str(PLUGINS_DIR),
             "spark.master": "local-cluster[2,1,1024]",
             "spark.executor.memory": "512m",
         },

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -24,12 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from tests.integration.cluster.spark_cluster import SparkCluster, unfinished_tasks
 from tests.support.files import lines_of
 from tests.support.ports import free_port
-from tests.support.worker_process import WorkerProcess, wait_for, write_properties
+from tests.support.worker_process import Driver, wait_for, write_properties
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.broker]
 
@@ -108,41 +106,6 @@ def version_plugin(entry: Path, prefix: str, version: int) -> Path:
     (root / "vlib" / "late.py").write_text("from . import __version__ as VERSION\n")
     (root / f"conn_{prefix.lower()}.py").write_text(VERSION_PLUGIN.format(prefix=prefix))
     return root
-
-
-class Driver(WorkerProcess):
-    """``sparkcat standalone`` run from its own directory, with its own TMPDIR."""
-
-    def __init__(self, props: Path, log_path: Path, cwd: Path) -> None:
-        super().__init__(props, [], log_path)
-        self.cwd = cwd
-
-    def start(self) -> Driver:
-        env = dict(os.environ, TMPDIR=str(self.cwd / "tmp"))
-        (self.cwd / "tmp").mkdir(exist_ok=True)
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [str(SPARKCAT), "standalone", str(self.worker_props)],
-                cwd=self.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
-            )  # fmt: skip
-        return self
-
-    def status_code(self, path: str) -> int:
-        try:
-            return self.client.get(path).status_code
-        except httpx.TransportError:
-            return 0  # not up yet
-
-    def put(self, path: str, body: Any = None) -> None:
-        self.client.put(path, json=body).raise_for_status()
-
-    def create(self, name: str, config: dict[str, str]) -> None:
-        response = self.client.put(f"/connectors/{name}/config", json=config)
-        assert response.status_code in (200, 201), response.text
-
-    def delete(self, name: str) -> None:
-        self.client.delete(f"/connectors/{name}").raise_for_status()
 
 
 class Setup:
