@@ -28,6 +28,7 @@ from sparkcat.runtime.stores.offsets import OffsetStore
 from sparkcat.runtime.tasks import exactly_once
 from sparkcat.runtime.tasks.exactly_once.offsets_writer import after_transaction, settle_committed
 from sparkcat.runtime.tasks.lease import LeaseResult, LeaseSpec
+from sparkcat.runtime.tasks.task_context import partition_key
 from sparkcat.runtime.worker_config import MAX_BATCH_RECORDS_DEFAULT
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,10 @@ class ConnectorQuery:
         self._lost_streak: dict[int, int] = {}
         self._issued = 0
         self._round: dict[str, int] = {}  # lease id -> task, of the round in flight
+        # Exactly-once: the offsets this query's leases committed, by partition key. Leases
+        # start from these, not from the store's view: its read_committed reader can lag
+        # behind them and, catching up, go through older values of the same keys.
+        self._committed: dict[bytes, tuple[dict[str, Any], dict[str, Any] | None]] = {}
         self._issued_at = 0.0
         self._next_tick = 0.0
         self._sink = (
@@ -304,6 +309,7 @@ class ConnectorQuery:
     def _read_offsets_to_end(self) -> None:
         """Read what other workers committed (a task that moved here, or whose previous
         instance died, must start from its last committed offsets, not a lagging view)."""
+        self._committed.clear()
         read = getattr(self._offsets, "read_to_end", None)
         if read is None:
             return
@@ -313,15 +319,16 @@ class ConnectorQuery:
             log.warning("Could not read the offsets of %s to the end: %s", self.name, exc)
         if self._exactly_once:
             try:
-                corrected = settle_committed(self._offsets, self._worker)
+                corrected = settle_committed(self._offsets, self._worker, self.name)
             except Exception as exc:  # a broker that resolves transactions needs none of it
                 log.warning("Could not check the offsets of %s for uncommitted transactions: "
                             "%s", self.name, exc)  # fmt: skip
             else:
                 if corrected:
                     log.info(
-                        "%s: %d source offset(s) came from transactions that did not commit; "
-                        "their committed values are used", self.name, corrected,
+                        "%s: %d source offset(s) were read from transactions that did not "
+                        "commit or not read yet; their latest committed values are used",
+                        self.name, corrected,
                     )  # fmt: skip
 
     def _runnable(self) -> list[int]:
@@ -335,9 +342,11 @@ class ConnectorQuery:
             tasks = [t for t in tasks if per_task[t]]
         source_offsets: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
         if self._plan.kind == "source":
-            source_offsets = tuple(
-                (p, o) for p, o in self._offsets.get_all(self.name) if o is not None
-            )
+            known: dict[bytes, tuple[dict[str, Any], dict[str, Any] | None]] = {
+                partition_key(p): (p, o) for p, o in self._offsets.get_all(self.name)
+            }
+            known.update(self._committed)
+            source_offsets = tuple((p, o) for p, o in known.values() if o is not None)
         max_ms = batch_max_ms(self._bounds, [self._idle_streak.get(task, 0) for task in tasks])
         specs = []
         for task in tasks:
@@ -459,6 +468,7 @@ class ConnectorQuery:
             # The lease committed these in its own transactions (KIP-618): a write from here
             # would put them in the primary topic a second time, outside any transaction.
             after_transaction(self._offsets, self.name, pairs)
+            self._committed.update((partition_key(p), (dict(p), o)) for p, o in pairs)
             return
         self._offsets.put_batch(self.name, pairs)
         self._offsets.flush()

@@ -78,6 +78,9 @@ class KafkaOffsetBackingStore(OffsetView):
             raise ConnectError("Offset storage topic must be specified")
         self.topic = name.strip()
         super().__init__()
+        # key -> (partition, offset) of the record its value comes from, where known (read
+        # back, or set by restore_at): the view never goes back to an older record of a key.
+        self._positions: dict[bytes, tuple[int, int]] = {}
         self._log = KafkaBasedLog(
             self.topic,
             *internal_client_configs(worker, client_id),
@@ -129,6 +132,27 @@ class KafkaOffsetBackingStore(OffsetView):
             self._check_open()
             self._apply(items)
 
+    def restore_at(self, items: Iterable[tuple[bytes, bytes | None, int, int]]) -> int:
+        """Set keys to values that hold as of a position of the topic: ``(key, value,
+        partition, offset)``, ``value`` being what a committed reader sees for ``key`` once
+        past ``offset`` (``None``: forget the key). The reader then skips the key's records up
+        to that offset, so a reader behind it (a ``read_committed`` reader waits at the last
+        stable offset while any transaction is open on the partition) cannot take the key
+        back to an older value when it catches up. A position before the one the key's value
+        already comes from changes nothing. Returns how many keys changed value."""
+        changed = 0
+        with self._lock:
+            self._check_open()
+            for key, value, partition, offset in items:
+                known = self._positions.get(key)
+                if known is not None and known[0] == partition and known[1] > offset:
+                    continue
+                self._positions[key] = (partition, offset)
+                if self._data.get(key) != value:
+                    changed += 1
+                    self._apply([(key, value)])
+        return changed
+
     def flush(self) -> None:
         self._check_open()
 
@@ -143,4 +167,8 @@ class KafkaOffsetBackingStore(OffsetView):
         if record.key is None:
             return
         with self._lock:
+            known = self._positions.get(record.key)
+            if known is not None and known[0] == record.partition and record.offset <= known[1]:
+                return  # restore_at already set what holds past this record
+            self._positions[record.key] = (record.partition, record.offset)
             self._apply([(record.key, record.value)])

@@ -136,15 +136,21 @@ def after_transaction(
                         "topic: %s", connector, exc)  # fmt: skip
 
 
-def settle_committed(store: Any, worker: Mapping[str, Any]) -> int:
-    """Make ``store`` hold only committed offsets; the number of keys corrected.
+def settle_committed(store: Any, worker: Mapping[str, Any], connector: str | None = None) -> int:
+    """Make ``store`` hold only committed offsets, and ``connector``'s latest committed ones;
+    the number of keys corrected.
 
     A read_committed reader must not see offset records of transactions that were aborted or
     are still open (a task instance killed mid-transaction); a broker that shows them anyway
     (the embedded one does) would make the task's next instance start after records that
-    never committed, and lose them. So the connector's offsets topic is read once more with
-    transactions resolved here, and every key written by such a transaction gets its last
-    committed value back (or falls back to the worker's copy when it has none)."""
+    never committed, and lose them. And a read_committed reader stops at the last stable
+    offset: while any task's transaction is open on a partition, offsets committed after its
+    start stay unread, so a task resuming here (a restart, a move) would start from an older
+    offset and produce its records again. So the connector's offsets topic is read once more
+    to its end with transactions resolved here: every key written by such a transaction gets
+    its last committed value back (or falls back to the worker's copy when it has none), and
+    every key of ``connector`` gets its latest committed value as of its latest record, which
+    the store's reader cannot then undo when it catches up (``restore_at``)."""
     from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
 
     primary = _primary(store)
@@ -152,12 +158,33 @@ def settle_committed(store: Any, worker: Mapping[str, Any]) -> int:
     if topic is None or restore is None:
         return 0
     view = read_topic(str(worker.get("bootstrap.servers", "")), topic, timeout_s=10.0)
+    mine = _key_prefix(connector) if connector is not None else None
     doubtful = {r.key for r in (*view.aborted, *view.open) if r.key is not None}
-    if not doubtful:
-        return 0
-    committed = {r.key: r.value for r in view.records if r.key in doubtful}
-    restore([(key, committed.get(key)) for key in doubtful])
-    return len(doubtful)
+    committed = {r.key: r.value for r in view.records if r.key is not None}
+    others = [k for k in doubtful if mine is None or not k.startswith(mine)]
+    if others:
+        restore([(key, committed.get(key)) for key in others])
+    restore_at = getattr(primary, "restore_at", None)
+    if mine is None or restore_at is None:
+        return len(others)
+    latest: dict[bytes, tuple[int, int]] = {}  # key -> its last record's position, any state
+    for r in (*view.records, *view.aborted, *view.open):
+        if r.key is not None and r.key.startswith(mine):
+            known = latest.get(r.key)
+            if known is None or r.offset > known[1]:
+                latest[r.key] = (r.partition, r.offset)
+    changed = restore_at(
+        [
+            (key, committed.get(key), partition, offset)
+            for key, (partition, offset) in latest.items()
+        ]
+    )
+    return len(others) + int(changed)
+
+
+def _key_prefix(connector: str) -> bytes:
+    """How the offset keys of ``connector`` begin (``["<connector>",``)."""
+    return offset_key_bytes(connector, {})[:-3]
 
 
 def write_offsets(

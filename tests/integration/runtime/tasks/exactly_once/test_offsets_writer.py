@@ -87,3 +87,51 @@ def test_committed_offsets_reach_the_view_at_once_past_another_open_transaction(
     finally:
         store.close()
         other.abort_transaction(30)
+
+
+def test_a_resuming_connector_gets_offsets_committed_past_another_open_transaction(
+    kafka_broker: Any,
+) -> None:
+    """A read_committed reader stops at the last stable offset: while another task's
+    transaction is open, what this connector committed after it stays unread, and a task
+    resuming from that view would produce its records again. settle_committed with the
+    connector gives it its latest committed offsets, and the reader catching up later does
+    not take them back."""
+    servers = kafka_broker.bootstrap_servers
+    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
+        topic
+    ].result(30)
+    key = offset_key_bytes("c", {"task": "a"})
+    mine = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-mine"})
+    mine.init_transactions(30)
+    mine.begin_transaction()
+    mine.produce(topic, offset_value_bytes({"n": 10}), key)
+    mine.commit_transaction(30)
+    other = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-other"})
+    other.init_transactions(30)
+    other.begin_transaction()
+    other.produce(topic, offset_value_bytes({"n": 1}), offset_key_bytes("d", {"task": "x"}))
+    other.flush(30)
+    for n in (20, 30):  # committed while the other transaction is open
+        mine.begin_transaction()
+        mine.produce(topic, offset_value_bytes({"n": n}), key)
+        mine.commit_transaction(30)
+    worker = {"bootstrap.servers": servers}
+    store = KafkaOffsetBackingStore(worker, topic)
+    store.start()
+    try:
+        store.read_to_end()
+        assert store.get("c", {"task": "a"}) == {"n": 10}  # held at the last stable offset
+        # c's key, and d's key of the open transaction (set back to nothing committed)
+        assert settle_committed(store, worker, "c") == 2
+        assert store.get("c", {"task": "a"}) == {"n": 30}
+        assert store.get("d", {"task": "x"}) is None  # another connector's open transaction
+        other.commit_transaction(30)
+        store.read_to_end()  # the reader passes n=20 and n=30 now
+        assert store.get("c", {"task": "a"}) == {"n": 30}
+        assert store.get("d", {"task": "x"}) == {"n": 1}
+        assert settle_committed(store, worker, "c") == 0  # nothing left to correct
+    finally:
+        store.close()
