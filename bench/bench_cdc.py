@@ -27,10 +27,11 @@ The issue's target (0.7 of "a hand-written replication-protocol reader of the sa
 judged against ``same``: both then write the same records to the same broker, so the ratio is
 the framework's cost; against ``hand`` it also carries the broker's cost of 14x the bytes.
 
-Both print their mean record size: Debezium's envelope with its schema is about 14x the hand
+Each prints its mean record size: Debezium's envelope with its schema is about 14x the hand
 reader's JSON, so without compression the broker's ingest of those bytes alone bounds the
-task (the ``broker`` line: the task's own records, already encoded, produced again with the
-same settings). ``--compression lz4`` sets ``producer.compression.type`` for both readers.
+task and the same-bytes reader (the ``broker`` line: the task's own records, already encoded,
+produced again with the same settings). ``--compression lz4`` sets
+``producer.compression.type`` for all three readers.
 
 Lag: ``pgbench -R`` at a steady ``--rate`` changes/s for ``--lag-seconds`` while the reader
 streams; a consumer of the topics takes, per change, the record's CreateTime (set when the
