@@ -198,9 +198,9 @@ def test_a_poll_of_changes_is_one_batch_with_a_run_and_an_offset_per_change() ->
     assert isinstance(batch, SourceRecordBatch)
     assert len(batch) == 4  # the delete's tombstone too
     assert batch.topics == ["srv.public.t"] * 4
-    assert batch.value_schemas[3] is None and batch.values[3] is None
+    assert batch.value_schema_column()[3] is None and batch.values[3] is None
     (run,) = batch.runs
-    offsets = [r.source_offset for r in batch]
+    offsets: list[Any] = [r.source_offset for r in batch]
     assert run == SourceRun({"server": "srv"}, offsets[-1], 4)
     assert [o["lsn"] for o in offsets] == [400, 401, 402, 402]
 
