@@ -190,11 +190,11 @@ class SourceTask(Task):
         """The next records, or ``None``/``[]`` when none are available right now.
 
         A task may return a :class:`~sparkcat.api.batch.SourceRecordBatch` instead of a
-        list (the columnar path: one topic, a column of values, one partition/offset run per
-        source partition); without transformations the framework then converts and sends
-        whole columns, with no ``SourceRecord`` per record. The committed offsets are the
-        same as for the records one by one (each run's last), as long as the run's offset
-        is the one after its last record.
+        list (the columnar path: a topic, or a topic and schemas per record, a column of
+        values, one partition/offset run per source partition); without transformations the
+        framework then converts and sends whole columns, with no ``SourceRecord`` per
+        record. The committed offsets are the same as for the records one by one (each
+        run's last), as long as the run's offset is the one after its last record.
 
         Raising :class:`~sparkcat.api.errors.RetriableError` makes the framework poll again;
         any other exception fails the task.
