@@ -9,13 +9,16 @@ on an embedded broker carry ``--rate`` records/s in all:
 - a FileStreamSource -> FileStreamSink pair, its source file fed the other half by this
   script (100 ms chunks).
 Every minute one connector is restarted (``POST /connectors/<c>/restart?includeTasks=true``,
-in turn); every 10 minutes one worker is restarted (SIGTERM, then started again, in turn).
+in turn); every 10 minutes worker 0 is restarted (SIGTERM, then started again; worker 1 runs
+throughout, so its memory trend covers the last 20 minutes). ``--restart-every`` and
+``--worker-restart-every`` make the faults denser.
 Every 10 s the resident memory of each worker's process tree (driver, JVM, Python workers) is
 sampled. At the end the feed stops, and once everything arrived:
 - the sequence topic, read through the committed reader, must hold every record exactly once
   and in order per partition;
 - the sink file must hold every fed line (at least once: a restarted sink may repeat a lease);
-- each worker's RSS growth from 5 minutes after its last (re)start to the end, with the span.
+- each worker's RSS growth over the last 20 minutes of the load (from 5 minutes after its
+  last (re)start at the soonest), with the span.
 Appends to ``bench/RESULTS.md`` (``## Soak``).
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import shutil
 import statistics
 import sys
 import tempfile
@@ -38,7 +42,11 @@ from bench_pipeline import tree_rss_mb
 from confluent_kafka import Consumer, TopicPartition
 
 from sparkcat.kafka.broker import EmbeddedBroker
-from sparkcat.runtime.tasks.exactly_once.committed_reader import read_topic
+from sparkcat.runtime.tasks.exactly_once.committed_reader import (
+    CommittedRecord,
+    TopicView,
+    read_topic,
+)
 
 SECTION = "## Soak"
 DEFAULT_LEASES = {"max.batch.ms": "5000"}
@@ -114,7 +122,37 @@ def _connectors(topic: str, source: Path, sink: Path, rate: int, seconds: int) -
     }  # fmt: skip
 
 
-def soak(minutes: float, rate: int, append: bool) -> None:
+def _differences(view: TopicView, partition: int, count: int) -> str:
+    """What differs between the partition's committed values and ``<p>:0 .. <p>:count-1``
+    ("" if nothing): duplicates and gaps, with the offsets and producers of the first few."""
+    records = [r for r in view.records if r.partition == partition]
+    values = [r.value for r in records]
+    expected = [f"{partition}:{n}".encode() for n in range(count)]
+    if values == expected:
+        return ""
+    seen: dict[bytes | None, list[CommittedRecord]] = collections.defaultdict(list)
+    for r in records:
+        seen[r.value].append(r)
+    twice = [copies for copies in seen.values() if len(copies) > 1]
+    missing = [v for v in expected if v not in seen]
+    out = [f"partition {partition}: {len(values):,} committed of {count:,} expected, "
+           f"{len(twice):,} values more than once, {len(missing):,} missing, "
+           f"{sum(r.partition == partition for r in view.aborted):,} aborted and "
+           f"{sum(r.partition == partition for r in view.open):,} open records, "
+           f"markers: {view.commit_markers:,} commit / {view.abort_markers:,} abort"]  # fmt: skip
+    for copies in twice[:5]:
+        where = ", ".join(f"offset {r.offset} producer {r.producer_id}" for r in copies)
+        out.append(f"  {copies[0].value!r}: {where}")
+    if missing:
+        out.append(f"  missing from {missing[0]!r} to {missing[-1]!r}")
+    first = next(i for i, (a, b) in enumerate(zip(values, expected, strict=False)) if a != b)
+    out.append(f"  first difference at index {first:,}: {values[first]!r}")
+    return "\n".join(out)
+
+
+def soak(
+    minutes: float, rate: int, append: bool, restart_every: float = 60, worker_every: int = 10
+) -> None:
     seconds = int(minutes * 60)
     with EmbeddedBroker() as broker, tempfile.TemporaryDirectory() as tmp:
         work, servers = Path(tmp), broker.bootstrap_servers
@@ -141,19 +179,21 @@ def soak(minutes: float, rate: int, append: bool) -> None:
             feeder.start()
             t0 = time.monotonic()
             names = list(connectors)
-            for minute in range(1, int(minutes) + 1):
-                while time.monotonic() < t0 + minute * 60:
+            rounds = int(seconds // restart_every)
+            for n in range(1, rounds + 1):
+                while time.monotonic() < t0 + n * restart_every:
                     _sample(workers, rss)
-                    time.sleep(10)
-                name = names[minute % len(names)]
+                    time.sleep(min(10.0, restart_every / 2))
+                at = f"{n * restart_every / 60:g} min"
+                name = names[n % len(names)]
                 _rest_any(workers, "POST", f"/connectors/{name}/restart?includeTasks=true")
-                events.append(f"{minute} min: restarted connector {name}")
-                if minute % 10 == 0 and minute < minutes:
-                    i = (minute // 10 - 1) % 2
+                events.append(f"{at}: restarted connector {name}")
+                if n % worker_every == 0 and n < rounds:
+                    i = 0  # worker 1 runs throughout: its memory trend spans the whole run
                     workers[i].stop()
                     workers[i].start()
                     started_at[i] = time.monotonic()
-                    events.append(f"{minute} min: restarted worker {i}")
+                    events.append(f"{at}: restarted worker {i}")
                 progress = _progress(servers, topic, feeder, sink)
                 print(f"{events[-1]}; {progress}", file=sys.stderr, flush=True)
             feeder.done.set()
@@ -164,10 +204,12 @@ def soak(minutes: float, rate: int, append: bool) -> None:
             wanted = {f"line-{n:010d}" for n in range(feeder.fed)}
             _until(lambda: wanted <= set(sink.read_text().split()), 900, "every fed line")
             view = read_topic(servers, topic)
-            for partition in (0, 1):
-                per_task = expected_seq // 2
-                expected = [f"{partition}:{n}".encode() for n in range(per_task)]
-                assert view.values(partition) == expected, f"partition {partition} differs"
+            problems = [_differences(view, p, expected_seq // 2) for p in (0, 1)]
+            if any(problems):
+                kept = Path(tempfile.mkdtemp(prefix="soak-logs-"))
+                for log in work.glob("worker-*.log"):
+                    shutil.copy(log, kept)
+                raise AssertionError("\n".join(filter(None, problems)) + f"\nlogs: {kept}")
             counts = collections.Counter(sink.read_text().split())
             duplicated = sum(c - 1 for c in counts.values() if c > 1)
         finally:
@@ -176,13 +218,17 @@ def soak(minutes: float, rate: int, append: bool) -> None:
                 w.stop()
     lines = [
         f"{minutes:g} min at {rate:,} records/s ({expected_seq:,} exactly-once sequence records, "
-        f"{feeder.fed:,} file lines), {minutes:g} connector restarts, "
+        f"{feeder.fed:,} file lines), {sum('connector' in e for e in events)} connector "
+        "restarts, "
         f"{sum('worker' in e for e in events)} worker restarts: every sequence record exactly "
         f"once and in order per partition; every file line delivered ({duplicated:,} "
         "delivered twice by restarted sink leases)."
     ]
     for i in range(2):
-        since = [(t, mb) for t, mb in rss[i] if t >= started_at[i] + 300]
+        # The last 20 minutes of the load, from 5 minutes after the worker's last (re)start
+        # at the soonest (samples are taken while the load runs).
+        ended = max((t for t, _ in rss[i]), default=0.0)
+        since = [(t, mb) for t, mb in rss[i] if t >= max(started_at[i] + 300, ended - 1200)]
         if len(since) < 2:
             lines.append(f"worker {i}: too few samples after its last start for a trend")
             continue
@@ -200,9 +246,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--rate", type=int, default=5000, help="records/s in all")
+    parser.add_argument("--restart-every", type=float, default=60,
+                        help="seconds between connector restarts")  # fmt: skip
+    parser.add_argument("--worker-restart-every", type=int, default=10,
+                        help="connector restarts between worker restarts")  # fmt: skip
     parser.add_argument("--no-append", action="store_true")
     args = parser.parse_args()
-    soak(args.minutes, args.rate, not args.no_append)
+    soak(args.minutes, args.rate, not args.no_append, args.restart_every,
+         args.worker_restart_every)  # fmt: skip
 
 
 if __name__ == "__main__":
