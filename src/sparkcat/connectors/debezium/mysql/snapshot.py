@@ -25,7 +25,6 @@ out so far was acknowledged; elsewhere, or after :data:`PARK_SECONDS`, the snaps
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +38,7 @@ from sparkcat.connectors.debezium.envelope import (
 from sparkcat.connectors.debezium.mysql.offsets import SNAPSHOT_KEY, BinlogOffset
 from sparkcat.connectors.debezium.mysql.server import current_position
 from sparkcat.connectors.debezium.mysql.tables import CapturedTable, Tables
+from sparkcat.connectors.debezium.parking import ParkedReaders
 
 log = logging.getLogger(__name__)
 PARK_SECONDS = 120.0
@@ -201,33 +201,22 @@ def _rows(
 
 
 # ------------------------------------------------------------------- parked snapshots
-_parked: dict[str, tuple[SnapshotReader, threading.Timer]] = {}
-_parked_lock = threading.Lock()
+_parked: ParkedReaders[SnapshotReader] = ParkedReaders()
+discard = _parked.discard
 
 
 def park(key: str, reader: SnapshotReader) -> None:
     """Keep ``reader`` for the next lease of the same task in this process."""
-    timer = threading.Timer(PARK_SECONDS, _expire, (key, reader))
-    timer.daemon = True
-    with _parked_lock:
-        previous = _parked.pop(key, None)
-        _parked[key] = (reader, timer)
-    if previous is not None and previous[0] is not reader:
-        previous[1].cancel()
-        previous[0].close()
-    timer.start()
+    _parked.park(key, reader, PARK_SECONDS)
 
 
 def resume(key: str, origin: str, committed: Mapping[str, Any] | None) -> SnapshotReader | None:
     """The parked reader of ``key`` if it reads ``origin`` (the server's address) and can go
     on from the ``committed`` offset. Any other parked reader of ``key`` is closed: its
     transaction would hold metadata locks on the tables it read until it expired."""
-    with _parked_lock:
-        entry = _parked.pop(key, None)
-    if entry is None:
+    reader = _parked.take(key)
+    if reader is None:
         return None
-    reader, timer = entry
-    timer.cancel()
     if reader.origin != origin:
         fits = False
     elif committed:
@@ -241,23 +230,6 @@ def resume(key: str, origin: str, committed: Mapping[str, Any] | None) -> Snapsh
         return reader
     reader.close()
     return None
-
-
-def discard(key: str) -> None:
-    with _parked_lock:
-        entry = _parked.pop(key, None)
-    if entry is not None:
-        entry[1].cancel()
-        entry[0].close()
-
-
-def _expire(key: str, reader: SnapshotReader) -> None:
-    with _parked_lock:
-        entry = _parked.get(key)
-        if entry is None or entry[0] is not reader:
-            return
-        del _parked[key]
-    reader.close()
 
 
 __all__ = ["SnapshotReader", "begin", "discard", "park", "quote", "resume"]

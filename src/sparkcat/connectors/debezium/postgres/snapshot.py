@@ -14,7 +14,6 @@ lease starts the snapshot again from scratch (the offset says it never completed
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -25,6 +24,7 @@ from sparkcat.connectors.debezium.envelope import (
     read_event,
     snapshot_marker,
 )
+from sparkcat.connectors.debezium.parking import ParkedReaders
 from sparkcat.connectors.debezium.postgres import database
 from sparkcat.connectors.debezium.postgres.offsets import snapshot_offset
 from sparkcat.connectors.debezium.postgres.tables import CapturedTable, Tables
@@ -129,53 +129,24 @@ def begin(conn: Any, exported: str | None) -> int | None:
 
 
 # ------------------------------------------------------------------- parked snapshots
-_parked: dict[str, tuple[SnapshotReader, threading.Timer]] = {}
-_parked_lock = threading.Lock()
+_parked: ParkedReaders[SnapshotReader] = ParkedReaders()
+discard = _parked.discard
 
 
 def park(key: str, reader: SnapshotReader) -> None:
     """Keep ``reader`` for the next lease of the same task in this process."""
-    timer = threading.Timer(PARK_SECONDS, _expire, (key, reader))
-    timer.daemon = True
-    with _parked_lock:
-        previous = _parked.pop(key, None)
-        _parked[key] = (reader, timer)
-    if previous is not None and previous[0] is not reader:
-        previous[1].cancel()
-        previous[0].close()
-    timer.start()
+    _parked.park(key, reader, PARK_SECONDS)
 
 
 def resume(key: str, lsn: int | None) -> SnapshotReader | None:
     """The parked reader of ``key`` if it can go on from a committed offset at ``lsn``."""
-    with _parked_lock:
-        entry = _parked.pop(key, None)
-    if entry is None:
+    reader = _parked.take(key)
+    if reader is None:
         return None
-    reader, timer = entry
-    timer.cancel()
-    fits = reader.clean and (reader.lsn == lsn if lsn is not None else reader.emitted == 0)
-    if fits:
+    if reader.clean and (reader.lsn == lsn if lsn is not None else reader.emitted == 0):
         return reader
     reader.close()
     return None
-
-
-def discard(key: str) -> None:
-    with _parked_lock:
-        entry = _parked.pop(key, None)
-    if entry is not None:
-        entry[1].cancel()
-        entry[0].close()
-
-
-def _expire(key: str, reader: SnapshotReader) -> None:
-    with _parked_lock:
-        entry = _parked.get(key)
-        if entry is None or entry[0] is not reader:
-            return
-        del _parked[key]
-    reader.close()
 
 
 __all__ = ["SnapshotReader", "begin", "discard", "park", "resume"]
