@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sparkcat.api.config as config_module
-from sparkcat.api._config_types import parse_type
 from sparkcat.api.config import (
     AbstractConfig,
     ConfigDef,
@@ -25,6 +24,7 @@ from sparkcat.api.config import (
     ValidString,
     Width,
 )
+from sparkcat.api.config._types import parse_type
 from sparkcat.api.errors import ConfigError
 
 

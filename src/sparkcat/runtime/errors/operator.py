@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from enum import Enum
 from typing import Any, Protocol, TypeVar
 
-from sparkcat.api._config_types import public_module
+from sparkcat.api.config._types import public_module
 from sparkcat.api.errors import ConfigError, ConnectError, RetriableError
 from sparkcat.runtime.errors.metrics import ErrorHandlingMetrics
 

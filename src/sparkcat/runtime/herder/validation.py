@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sparkcat.api._config_types import parse_type, public_module, render
 from sparkcat.api.config import ConfigKey, ConfigType, ConfigValue
+from sparkcat.api.config._types import parse_type, public_module, render
 from sparkcat.api.connector import Connector
 from sparkcat.api.errors import ConfigError
 from sparkcat.api.sink import SinkConnector

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sparkcat.api._config_types import PLUGIN_NAMESPACE_PREFIX
+from sparkcat.api.config._types import PLUGIN_NAMESPACE_PREFIX
 
 __all__ = ["PluginLoader", "plugin_loader", "public_module_name"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sparkcat.api._config_types import convert_to_string
 from sparkcat.api.config import ConfigKey, ConfigType, ConfigValue
+from sparkcat.api.config._types import convert_to_string
 from sparkcat.runtime.rest.entities import ConfigInfo, ConfigInfos, ConfigKeyInfo, ConfigValueInfo
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tests.support.plugins import source_task, versioned_plugin
 
-from sparkcat.api._config_types import class_name as config_class_name
+from sparkcat.api.config._types import class_name as config_class_name
 from sparkcat.api.converter import Converter, HeaderConverter
 from sparkcat.api.errors import ConnectError
 from sparkcat.runtime.errors.operator import class_name as error_class_name

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from sparkcat.api._config_types import Importance, convert_to_string
+from sparkcat.api.config._types import Importance, convert_to_string
 
 if TYPE_CHECKING:
-    from sparkcat.api._config_def import ConfigKey
+    from sparkcat.api.config._def import ConfigKey
 
 _IMPORTANCE_ORDER = {importance: i for i, importance in enumerate(Importance)}
 

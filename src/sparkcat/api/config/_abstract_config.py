@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from sparkcat.api._config_def import ConfigDef
-from sparkcat.api._config_types import ConfigType, Password, render
+from sparkcat.api.config._def import ConfigDef
+from sparkcat.api.config._types import ConfigType, Password, render
 from sparkcat.api.errors import ConfigError
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Protocol
 
-from sparkcat.api._config_docs import to_enriched_rst, to_rst
-from sparkcat.api._config_types import (
+from sparkcat.api.config._docs import to_enriched_rst, to_rst
+from sparkcat.api.config._types import (
     ConfigType,
     Importance,
     Width,
@@ -17,7 +17,7 @@ from sparkcat.api._config_types import (
     parse_type,
     render,
 )
-from sparkcat.api._config_validators import (
+from sparkcat.api.config._validators import (
     CaseInsensitiveValidString,
     CompositeValidator,
     LambdaValidator,

@@ -18,16 +18,16 @@ applies it, which makes e.g. ``ValidString`` unusable with an optional key); it 
 
 from __future__ import annotations
 
-from sparkcat.api._abstract_config import AbstractConfig
-from sparkcat.api._config_def import (
+from sparkcat.api.config._abstract_config import AbstractConfig
+from sparkcat.api.config._def import (
     NO_DEFAULT_VALUE,
     ConfigDef,
     ConfigKey,
     ConfigValue,
     Recommender,
 )
-from sparkcat.api._config_types import ConfigType, Importance, Password, Width
-from sparkcat.api._config_validators import (
+from sparkcat.api.config._types import ConfigType, Importance, Password, Width
+from sparkcat.api.config._validators import (
     CaseInsensitiveValidString,
     CompositeValidator,
     LambdaValidator,

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from sparkcat.api._config_types import invalid
+from sparkcat.api.config._types import invalid
 
 
 class Validator(Protocol):
