@@ -84,6 +84,22 @@ def _rest_any(workers: list[Worker], method: str, path: str) -> Any:
     raise RuntimeError(f"no worker answered {method} {path}: {failure}")
 
 
+def _rejoined(worker: Worker) -> None:
+    """Wait until a restarted worker answers its REST API (it is back in the group then); a
+    worker that exits instead fails the run with its log's tail."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if worker.proc is None or worker.proc.poll() is not None:
+            tail = worker.log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"worker {worker.worker_id} exited after its restart:\n{tail}")
+        try:
+            worker.rest("GET", "/connectors")
+            return
+        except OSError:
+            time.sleep(1)
+    raise TimeoutError(f"worker {worker.worker_id} did not answer after its restart")
+
+
 def _sample(workers: list[Worker], rss: dict[int, list[tuple[float, float]]]) -> None:
     for i, w in enumerate(workers):
         if w.proc is not None and w.proc.poll() is None:
@@ -193,6 +209,7 @@ def soak(
                     workers[i].stop()
                     workers[i].start()
                     started_at[i] = time.monotonic()
+                    _rejoined(workers[i])
                     events.append(f"{at}: restarted worker {i}")
                 progress = _progress(servers, topic, feeder, sink)
                 print(f"{events[-1]}; {progress}", file=sys.stderr, flush=True)
@@ -230,7 +247,8 @@ def soak(
         ended = max((t for t, _ in rss[i]), default=0.0)
         since = [(t, mb) for t, mb in rss[i] if t >= max(started_at[i] + 300, ended - 1200)]
         if len(since) < 2:
-            lines.append(f"worker {i}: too few samples after its last start for a trend")
+            lines.append(f"worker {i}: too few samples after its last start for a trend "
+                         f"({len(rss[i])} in all, {len(since)} in the window)")  # fmt: skip
             continue
         first = statistics.median(mb for _, mb in since[:3])
         last = statistics.median(mb for _, mb in since[-3:])
