@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from tests.support.pgoutput_bytes import s, tuple_data
 
 from sparkcat.api.batch import SourceRecordBatch, SourceRun
 from sparkcat.api.data import Struct
@@ -60,23 +61,6 @@ class Cursor:
 
     def read_message(self) -> Message | None:
         return next(self.messages, None)
-
-
-def s(text: str) -> bytes:
-    return text.encode() + b"\0"
-
-
-def tuple_data(*columns: object) -> bytes:
-    out = struct.pack(">h", len(columns))
-    for value in columns:
-        if value is None:
-            out += b"n"
-        elif value is UNCHANGED_TOAST:
-            out += b"u"
-        else:
-            raw = str(value).encode()
-            out += b"t" + struct.pack(">i", len(raw)) + raw
-    return out
 
 
 def relation() -> bytes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from tests.support.pgoutput_bytes import s, tuple_data
 
 from sparkcat.connectors.debezium.postgres import pgoutput
 from sparkcat.connectors.debezium.postgres.pgoutput import (
@@ -23,23 +24,6 @@ from sparkcat.connectors.debezium.postgres.pgoutput import (
     Update,
     decode,
 )
-
-
-def s(text: str) -> bytes:
-    return text.encode() + b"\0"
-
-
-def tuple_data(*columns: object) -> bytes:
-    out = struct.pack(">h", len(columns))
-    for value in columns:
-        if value is None:
-            out += b"n"
-        elif value is UNCHANGED_TOAST:
-            out += b"u"
-        else:
-            raw = str(value).encode()
-            out += b"t" + struct.pack(">i", len(raw)) + raw
-    return out
 
 
 def test_begin() -> None:
