@@ -261,6 +261,14 @@ def _replace_work(
     )  # fmt: skip
 
 
+def _close_client(client: KafkaNetClient) -> None:
+    # Stop the IO thread before closing: closing a connection cancels its tasks, and doing
+    # that from this thread while the IO thread runs one of them logs a traceback
+    # ("generator already executing") and may leave the loop mid-step.
+    client._net.stop(timeout_ms=5000)
+    client.close()
+
+
 class WorkerGroupMember:
     """This worker's membership of the Connect group (Kafka's ``WorkerGroupMember``)."""
 
@@ -304,7 +312,7 @@ class WorkerGroupMember:
         try:
             client._manager.bootstrap(request_timeout_ms)
         except BaseException:
-            client.close()
+            _close_client(client)
             raise
         self._client = client
         self._coordinator = WorkerCoordinator(
@@ -335,8 +343,16 @@ class WorkerGroupMember:
                 coordinator.close(timeout_ms=int(timeout_s * 1000))
             except Exception as e:  # leaving is best effort, as in Kafka
                 log.warning("Failed to leave group %s: %s", self._config.group_id, e)
-        if client is not None:
-            client.close()
+        if client is None:
+            return
+        client._net.stop(timeout_ms=int(timeout_s * 1000))  # fails a blocked poll's requests
+        # A poll that retries would drive the loop on its own thread: let it return first.
+        polled = self._poll_lock.acquire(timeout=timeout_s)
+        try:
+            _close_client(client)
+        finally:
+            if polled:
+                self._poll_lock.release()
 
     # --- polling --------------------------------------------------------------------------
 
