@@ -14,6 +14,7 @@ arrives); ``kill -9`` of the leader (another leads, creates still work).
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -830,5 +831,49 @@ def test_sigterm_while_spark_starts_exits_0_and_leaves_no_process(
         assert worker.survivors(timeout=20) == []
         assert "Traceback" not in worker.log_text(), worker.log_tail()
         assert worker.log_text().count("sparkcat is shutting down") == 1, worker.log_tail()
+    finally:
+        worker.cleanup()
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+@pytest.mark.broker
+def test_a_process_group_sigterm_stops_many_connectors_within_one_graceful_timeout(
+    kafka_broker: Any, tmp_path: Path
+) -> None:
+    """systemd's default ``KillMode=control-group`` sends SIGTERM to every process of the
+    worker at once, so Spark's JVM and its Python workers (the task hosts) end first. The
+    worker then stops all its tasks within one ``task.shutdown.graceful.timeout.ms``, as
+    Kafka's worker does, not one timeout per connector (24 connectors here)."""
+    prefix = f"dist-group-{uuid.uuid4().hex[:8]}"
+    worker = _worker(kafka_broker.bootstrap_servers, tmp_path, prefix, 0)
+    graceful_ms = 4000
+    edit_properties(worker.worker_props, worker.worker_props,
+                    {"task.shutdown.graceful.timeout.ms": str(graceful_ms)})  # fmt: skip
+    worker.start()
+    try:
+        wait_for(lambda: worker.role() == "leader", CLUSTER_TIMEOUT_S, "leadership", 0.5, worker)
+        names = []
+        for i in range(12):
+            topic = f"{prefix}-{i}"
+            source, sink = tmp_path / f"in-{i}.txt", tmp_path / f"out-{i}.txt"
+            source.write_text(f"line {i}\n", encoding="utf-8")
+            for body in (_source(f"g-src-{i}", source, topic), _sink(f"g-sink-{i}", sink, topic)):
+                worker.post("/connectors", body)
+                names.append(body["name"])
+        wait_for(lambda: _statuses(worker, names), CLUSTER_TIMEOUT_S, "24 connectors RUNNING",
+                 0.5, worker)  # fmt: skip
+        wait_for(lambda: all(count_lines(tmp_path / f"out-{i}.txt") == 1 for i in range(12)),
+                 CLUSTER_TIMEOUT_S, "every pipeline's line", 0.2, worker)  # fmt: skip
+        worker.remember_processes()
+        started = time.monotonic()
+        os.killpg(worker.pid, signal.SIGTERM)
+        code = worker.proc.wait(120) if worker.proc is not None else None
+        took = time.monotonic() - started
+        assert code == 0, worker.log_tail()
+        # One graceful timeout, the group's LeaveGroup and Spark's stop; 24 timeouts in a row
+        # would take 96 s.
+        assert took < graceful_ms / 1000 + 20, (took, worker.log_tail())
+        assert worker.survivors(timeout=20) == []
     finally:
         worker.cleanup()

@@ -263,6 +263,8 @@ class ConnectorQuery:
         self._control.set_state(self._channel, word)
         deadline = time.monotonic() + timeout_s
         with self._lock:
+            for lease_id in self._hosts.withdraw(list(self._round)):
+                del self._round[lease_id]
             while self._round:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

@@ -140,6 +140,17 @@ class TaskHosts:
                 if lease in self._backlog:
                     self._backlog.remove(lease)
 
+    def withdraw(self, lease_ids: list[str]) -> set[str]:
+        """Take back the leases of ``lease_ids`` that no host has taken yet (no host is up,
+        e.g. Spark is gone): they never ran, so a stopping task need not wait for them."""
+        with self._cv:
+            waiting = {x.lease_id for x in self._backlog} & set(lease_ids)
+            if waiting:
+                self._backlog = [x for x in self._backlog if x.lease_id not in waiting]
+                for lease_id in waiting:
+                    self._leases.pop(lease_id, None)
+            return waiting
+
     def hosts_up(self) -> int:
         with self._cv:
             return len(self._hosts)

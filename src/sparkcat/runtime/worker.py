@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sparkcat.api.connector import Connector
@@ -173,6 +174,16 @@ class Worker:
     def stop_tasks(self, name: str) -> None:
         """Stop connector ``name``'s tasks gracefully (in-flight work commits first)."""
         self.engine.stop_connector(name)
+
+    def stop_tasks_of(self, names: Sequence[str]) -> None:
+        """Stop several connectors' tasks concurrently: each gets the graceful timeout, and
+        all share the same window (Kafka's ``stopAndAwaitTasks``)."""
+        if len(names) <= 1:
+            for name in names:
+                self.stop_tasks(name)
+            return
+        with ThreadPoolExecutor(min(len(names), 256), thread_name_prefix="stop-tasks") as pool:
+            list(pool.map(self.stop_tasks, names))
 
     def pause_tasks(self, name: str) -> None:
         self.engine.pause_connector(name)
