@@ -91,30 +91,42 @@ class RangeRun:
         ends = {(t, int(p)): int(e) for t, p, s, e in self.spec["ranges"] if int(e) > int(s)}
         if not ends:
             return
+        nexts = {(t, int(p)): int(s) for t, p, s, e in self.spec["ranges"] if int(e) > int(s)}
         consumer = Consumer(self.config)
         try:
             consumer.assign(
                 [KafkaTopicPartition(t, int(p), int(s)) for t, p, s, e in self.spec["ranges"]
                  if int(e) > int(s)]
             )  # fmt: skip
-            yield from self._consume(consumer, ends)
+            yield from self._consume(consumer, ends, nexts)
             self.errors.await_reports()
         finally:
             consumer.close()
             self.errors.close()
 
-    def _consume(self, consumer: Consumer, ends: dict[tuple[str, int], int]) -> Iterator[Any]:
+    def _consume(
+        self,
+        consumer: Consumer,
+        ends: dict[tuple[str, int], int],
+        nexts: dict[tuple[str, int], int],
+    ) -> Iterator[Any]:
         last_progress = time.monotonic()
         while ends:
-            messages = consumer.consume(_BATCH, 0.5)
+            # consume() returns early only once it has the number asked for: ask for no more
+            # than the ranges still hold, or a one-record write waits out the whole timeout.
+            left = sum(max(end - nexts[key], 0) for key, end in ends.items())
+            messages = consumer.consume(max(1, min(_BATCH, left)), 0.5)
             keep = []
             for msg in messages:
                 if msg.error() is not None:
                     keep.append(msg)  # the pipeline reports it
                     continue
-                end = ends.get((str(msg.topic()), int(msg.partition() or 0)))
-                if end is None or int(msg.offset() or 0) >= end:
+                key = (str(msg.topic()), int(msg.partition() or 0))
+                end = ends.get(key)
+                offset = int(msg.offset() or 0)
+                if end is None or offset >= end:
                     continue
+                nexts[key] = max(nexts[key], offset + 1)
                 keep.append(msg)
             if keep:
                 last_progress = time.monotonic()

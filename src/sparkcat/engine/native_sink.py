@@ -36,6 +36,7 @@ from sparkcat.engine import native_config as c
 from sparkcat.engine import native_read, native_schema
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
 from sparkcat.engine.native_loop import NativeLoop
+from sparkcat.engine.native_watch import WATCH_CONSUMER, SinkWatch
 from sparkcat.engine.sink_positions import SinkPositions
 from sparkcat.kafka import admin as kafka_admin
 from sparkcat.kafka import clients
@@ -52,6 +53,8 @@ Range = tuple[str, int, int, int]  # topic, partition, start, end (exclusive)
 # How many leading records of a write are read on the driver to learn its schema.
 SAMPLE_RECORDS = 500
 IDLE_WAIT_S = 0.2
+# How long one cycle waits for records (the loop's stop and pause latency while idle).
+WATCH_WAIT_S = 0.5
 
 
 class NativeSinkQuery(NativeLoop):
@@ -69,6 +72,8 @@ class NativeSinkQuery(NativeLoop):
         super().__init__(session, plan, listener, worker_config)
         self._positions: SinkPositions | None = None
         self._consumer: Consumer | None = None
+        self._watch: SinkWatch | None = None
+        self._watched = False
         self._probe: Consumer | None = None
         self._log: CommitLog | None = None
         self._seq = 0
@@ -78,7 +83,7 @@ class NativeSinkQuery(NativeLoop):
     # -- hooks of NativeLoop ----------------------------------------------------------------
 
     def _idle_wait_s(self) -> float:
-        return IDLE_WAIT_S
+        return 0.0 if self._watched else IDLE_WAIT_S  # the watch itself waited
 
     def _forget(self) -> None:
         self._schema = None
@@ -101,18 +106,21 @@ class NativeSinkQuery(NativeLoop):
             if consumer is not None:
                 consumer.close()
         self._consumer = self._probe = None
+        self._watch = None
         self._log = None
 
     def _setup(self) -> None:
         """Clients, and recovery from the commit log (path targets)."""
         config = self._config()
         self._positions = SinkPositions(self.name, config, self._worker)
-        self._consumer = Consumer(
-            clients.consumer_config(
+        self._consumer = Consumer({
+            **clients.consumer_config(
                 self._worker, config, f"connector-consumer-{self.name}-planner",
                 clients.consumer_group_id(self.name),
-            )
-        )  # fmt: skip
+            ),
+            **WATCH_CONSUMER,
+        })  # fmt: skip
+        self._watch = SinkWatch(self._consumer, SAMPLE_RECORDS)
         self._probe = Consumer(kafka_admin.end_offsets_probe_config(
             clients.consumer_config(self._worker, config, f"connector-consumer-{self.name}-ends")
         ))  # fmt: skip
@@ -136,9 +144,13 @@ class NativeSinkQuery(NativeLoop):
     def _cycle(self) -> bool:
         if self._positions is None:
             self._setup()
-        positions, consumer = self._positions, self._consumer
-        assert positions is not None and consumer is not None
+        positions, consumer, watch = self._positions, self._consumer, self._watch
+        assert positions is not None and consumer is not None and watch is not None
         positions.refresh()
+        self._watched = False
+        if not watch.wait({(t, p): o for t, p, o in self._all_positions()}, WATCH_WAIT_S):
+            self._watched = True
+            return False
         config = self._config()
         flush = int(config.get(c.FLUSH_SIZE_CONFIG) or 100_000)
         rotate_s = int(config.get(c.ROTATE_INTERVAL_MS_CONFIG) or 1000) / 1000.0
@@ -148,7 +160,7 @@ class NativeSinkQuery(NativeLoop):
         pending = 0
         assert self._probe is not None
         # Not get_watermark_offsets(): ListOffsets(latest) falls short on the embedded broker.
-        ends = kafka_admin.end_offsets(
+        ends = watch.fresh_ends() or kafka_admin.end_offsets(
             self._probe, [(t, p) for task in tasks for t, p, _ in per_task[task]]
         )
         for task in tasks:
@@ -196,8 +208,9 @@ class NativeSinkQuery(NativeLoop):
         has_rows = schema is not None or bool(config.get(c.VALUE_SCHEMA_CONFIG))
         self._save(frame, config, fmt, has_rows, offsets)
         self._last_write = time.monotonic()
-        assert self._positions is not None
+        assert self._positions is not None and self._watch is not None
         self._positions.commit(offsets)
+        self._watch.written()
         log.debug("%s: wrote %s in %.2f s", self.name, offsets, time.monotonic() - started)
         for task, rs in ranges.items():
             self._listener.on_records(self.name, task, sum(e - s for _, _, s, e in rs))
@@ -266,8 +279,8 @@ class NativeSinkQuery(NativeLoop):
     def _sample(
         self, ranges: dict[int, list[Range]], config: dict[str, str], fmt: str
     ) -> Schema | None:
-        consumer = self._consumer
-        assert consumer is not None
+        watch = self._watch
+        assert watch is not None
         resolve = resolver_for(self._worker)
         pipeline = pipeline_for(self.name, self._plan.generation, config, self._worker_config(),
                                 resolve)  # fmt: skip
@@ -277,17 +290,7 @@ class NativeSinkQuery(NativeLoop):
         )
         strict = (config.get("errors.tolerance") or "none").strip().lower() != "all"
         for topic, partition, start, end in [r for rs in ranges.values() for r in rs]:
-            consumer.assign([KafkaTopicPartition(topic, partition, start)])
-            wanted = min(end - start, SAMPLE_RECORDS)
-            messages: list[Any] = []
-            deadline = time.monotonic() + 30
-            while len(messages) < wanted and time.monotonic() < deadline:
-                batch = consumer.consume(wanted - len(messages), 0.5)
-                messages.extend(
-                    m for m in batch
-                    if m.error() is None and m.topic() == topic and m.partition() == partition
-                    and (m.offset() or 0) < end
-                )  # fmt: skip
+            messages = watch.messages(topic, partition, start, end)
             for record in pipeline.to_sink_records(messages, {}, operator):
                 if record.value is None:
                     continue
