@@ -16,8 +16,9 @@ each, the kinds taking turns:
   new files) -> FileStreamSink.
 
 Measured as in ``bench_many_connectors.py``: seconds until REST says every connector and task
-RUNNING, then rounds: one new record put into every pipeline's source at once (a line, a row
-or a file), the time until it is at the pipeline's end, per kind and overall; the worker's PSS.
+RUNNING; the cores the worker's process tree burns over 30 s with nothing arriving; then
+rounds: one new record put into every pipeline's source at once (a line, a row or a file),
+the time until it is at the pipeline's end, per kind and overall; the worker's PSS.
 The JDBC pipelines' delay includes their poll interval (up to 1 s).
 """
 
@@ -37,8 +38,10 @@ import sqlalchemy as sa
 from bench_many_connectors import _quantile
 from bench_pipeline import (
     EXTRA_WORKER_PROPS,
+    cpu_between,
     start_worker,
     stop,
+    tree_cpu,
     tree_pss_mb,
     wait_running,
     write_connector,
@@ -188,6 +191,9 @@ def measure(servers: str, n: int, rounds: int, timeout: float, work: Path) -> li
         wait_running(port, [f.stem for f in files], 900)
         start_s = time.monotonic() - started
         time.sleep(20)
+        cpu0, t0 = tree_cpu(worker.pid), time.monotonic()
+        time.sleep(30)
+        idle = cpu_between(cpu0, tree_cpu(worker.pid)) / (time.monotonic() - t0)
         by_kind: dict[str, list[float]] = collections.defaultdict(list)
         delivered = 0
         for r in range(rounds):
@@ -201,11 +207,11 @@ def measure(servers: str, n: int, rounds: int, timeout: float, work: Path) -> li
         stop(worker)
         engine.dispose()
     every = [d for values in by_kind.values() for d in values]
-    rows = [f"{2 * n} | {start_s:.0f} | all | {delivered} of {n * rounds} | {_stats(every)} | "
-            f"{pss:.0f} ({procs})"]  # fmt: skip
+    rows = [f"{2 * n} | {start_s:.0f} | {idle:.2f} | all | {delivered} of {n * rounds} | "
+            f"{_stats(every)} | {pss:.0f} ({procs})"]  # fmt: skip
     for kind in KINDS:
         count = sum(1 for p in pipes if p.kind == kind)
-        rows.append(f"{2 * n} | | {kind} | {len(by_kind[kind])} of {count * rounds} | "
+        rows.append(f"{2 * n} | | | {kind} | {len(by_kind[kind])} of {count * rounds} | "
                     f"{_stats(by_kind[kind])} | ")  # fmt: skip
     return rows
 
@@ -224,8 +230,8 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="bench-mix-") as tmp:
                 rows += measure(broker.bootstrap_servers, n, args.rounds, args.timeout, Path(tmp))
             print("\n".join(rows[-5:]), file=sys.stderr)
-    print("connectors | start s | pipelines | delivered | median / p90 / p99 / max s | "
-          "worker PSS MB (processes)")  # fmt: skip
+    print("connectors | start s | idle cores | pipelines | delivered | median / p90 / p99 / "
+          "max s | worker PSS MB (processes)")  # fmt: skip
     print("\n".join(rows))
 
 
