@@ -21,6 +21,7 @@ import json
 import logging
 import secrets
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -38,6 +39,16 @@ log = logging.getLogger(__name__)
 
 _PREFIX = "/v1/leases/"
 _MAX_WAIT_MS = 30_000
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A lease or host whose process died (an executor lost, Spark stopped) resets its
+        # connection: worth a debug line, not the traceback socketserver prints to stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("Control connection from %s lost", client_address, exc_info=True)
+        else:
+            log.exception("Control request from %s failed", client_address)
 
 
 class _Channel:
@@ -70,7 +81,7 @@ class ControlServer:
         self._changed = self.changed
         self.version = 0  # of the channel table: any change to any channel raises it
         self.hosts: Any = None  # the engine's TaskHosts, once attached
-        self._httpd = ThreadingHTTPServer(bind, _handler_for(self))
+        self._httpd = _Server(bind, _handler_for(self))
         self._httpd.daemon_threads = True
         port_bound = self._httpd.server_address[1]
         host = settings.get("sparkcat.control.advertised.host") or (

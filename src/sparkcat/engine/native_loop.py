@@ -138,6 +138,10 @@ class NativeLoop:
     def _stopped(self) -> None:
         """The loop has ended: release clients."""
 
+    def _interrupted(self) -> bool:
+        """Whether a cycle that waits should end its wait: a stop, a pause or a new plan."""
+        return self._closing.is_set() or self._paused
+
     def _config(self) -> dict[str, str]:
         """The plan's connector config with its variables resolved (a copy, never stored)."""
         return resolve(self._worker, self._plan.connector_config)

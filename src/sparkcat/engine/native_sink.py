@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from confluent_kafka import Consumer
-from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from sparkcat.api import Schema
 from sparkcat.api.errors import DataError
@@ -148,7 +147,8 @@ class NativeSinkQuery(NativeLoop):
         assert positions is not None and consumer is not None and watch is not None
         positions.refresh()
         self._watched = False
-        if not watch.wait({(t, p): o for t, p, o in self._all_positions()}, WATCH_WAIT_S):
+        positions_now = {(t, p): o for t, p, o in self._all_positions()}
+        if not watch.wait(positions_now, WATCH_WAIT_S, self._interrupted):
             self._watched = True
             return False
         config = self._config()
@@ -166,11 +166,7 @@ class NativeSinkQuery(NativeLoop):
         for task in tasks:
             for topic, partition, start in per_task[task]:
                 high = ends[TopicPartition(topic, partition)]
-                if start is None:
-                    start, _ = consumer.get_watermark_offsets(
-                        KafkaTopicPartition(topic, partition), timeout=10, cached=False
-                    )
-                begin = start
+                begin = watch.start(topic, partition) if start is None else start
                 if high > begin:
                     available.setdefault(task, []).append((topic, partition, begin, high))
                     pending += high - begin

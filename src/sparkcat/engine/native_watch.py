@@ -4,7 +4,7 @@ An idle SparkSinkConnector must cost next to nothing, and wake as soon as a reco
 watch is a plain consumer (no group membership) assigned at the sink's positions: its fetches
 long-poll at the broker, so a blocked :meth:`SinkWatch.wait` returns within milliseconds of a
 produce and does no Python work meanwhile. The first records it returns are kept as the next
-write's sample (the write's schema is learnt from them) and their partitions are paused, so the
+write's sample (the write's schema is learnt from them) and the consumer stops fetching, so the
 driver never reads the stream itself -- the executors do. The high watermark of the fetch
 response that carried them ends the write's ranges: the broker's own number, right also on
 brokers whose ListOffsets answer lags behind. After each write the watch is assigned again at
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError
+from confluent_kafka import Consumer, KafkaError
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from sparkcat.api.records import TopicPartition
@@ -38,57 +38,65 @@ WATCH_CONSUMER = {
 }
 
 
+# The longest a blocked wait goes without checking whether it should end.
+SLICE_S = 0.1
+
+
 class SinkWatch:
     """The records waiting at one sink's positions (see the module docs)."""
 
     def __init__(self, consumer: Consumer, sample_records: int) -> None:
         self._consumer = consumer
         self._sample_records = sample_records
-        self._assigned: dict[Key, int | None] = {}
+        self._at: dict[Key, int | None] = {}  # the positions watched (and kept records')
+        self._fetching = False  # whether the consumer is assigned at ``_at``
         self._buffer: dict[Key, list[Any]] = {}
-        self._fresh = False
+        self._ends: dict[TopicPartition, int] | None = None  # from the waking fetch
+        self._beginnings: dict[Key, int] = {}  # of partitions without a position
 
-    def wait(self, positions: Mapping[Key, int | None], wait_s: float) -> bool:
+    def wait(
+        self,
+        positions: Mapping[Key, int | None],
+        wait_s: float,
+        interrupted: Callable[[], bool] = lambda: False,
+    ) -> bool:
         """Whether records are waiting at ``positions`` (next offsets; ``None``: the
-        partition's beginning), blocking up to ``wait_s`` for the first ones."""
-        if dict(positions) != self._assigned:
-            self._assign(positions)
+        partition's beginning), blocking up to ``wait_s`` for the first ones, or until
+        ``interrupted()`` (checked every :data:`SLICE_S`: a stop must not wait for a poll)."""
+        if dict(positions) != self._at:
+            self._at = dict(positions)
+            self._buffer.clear()
+            self._beginnings.clear()
+            self._fetching = False
         if self._buffer:
-            self._fresh = False  # kept from an earlier wait: its watermarks may be old
+            self._ends = None  # kept from an earlier wait: its watermarks may be old
             return True
-        first = self._consumer.poll(wait_s)
+        if not self._fetching:
+            self._assign(self._at)
+        deadline = time.monotonic() + wait_s
+        first = None
+        while first is None and not interrupted():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            first = self._consumer.poll(min(remaining, SLICE_S))
         if first is None:
             return False
-        arrived = [first, *self._consumer.consume(self._sample_records, 0)]
-        for message in arrived:
-            error = message.error()
-            if error is not None:
-                if error.code() != KafkaError._PARTITION_EOF:
-                    log.debug("Watch of %s: %s", message.topic(), error.str())
-                continue
-            key = (message.topic() or "", message.partition() or 0)
-            if key in self._assigned:
-                self._buffer.setdefault(key, []).append(message)
+        self._keep([first, *self._consumer.consume(self._sample_records, 0)])
         if not self._buffer:
             return False
-        self._consumer.pause([KafkaTopicPartition(t, p) for t, p in self._buffer])
-        self._fresh = True
+        self._ends = self._cached_ends()
+        # Stop fetching until the write is done: the executors read the stream, not the
+        # driver. (Unassigned rather than paused: resuming a paused partition at a new
+        # offset left librdkafka's fetcher idle for up to a second.)
+        self._consumer.unassign()
+        self._fetching = False
         return True
 
     def fresh_ends(self) -> dict[TopicPartition, int] | None:
         """The end (high watermark) of every watched partition as the fetch that just
         brought records saw it, or ``None`` when that is not known or no longer fresh."""
-        if not self._fresh:
-            return None
-        ends = {}
-        for topic, partition in self._assigned:
-            _, high = self._consumer.get_watermark_offsets(
-                KafkaTopicPartition(topic, partition), cached=True
-            )
-            if high is None or high < 0:
-                return None
-            ends[TopicPartition(topic, partition)] = high
-        return ends
+        return self._ends
 
     def messages(self, topic: str, partition: int, start: int, end: int) -> list[Any]:
         """The first records of ``[start, end)`` (at most the sample size): those kept by the
@@ -99,35 +107,75 @@ class SinkWatch:
         if len(kept) >= wanted:
             return kept
         # Not all kept (a partition the last wait did not see, or more records since): read
-        # the rest directly. The assignment changes, so the next wait assigns it again.
-        self._assigned = {}
+        # the rest directly; the next wait assigns the watched positions again.
         consumer = self._consumer
         after = kept[-1].offset() + 1 if kept else start
         consumer.assign([KafkaTopicPartition(topic, partition, after)])
-        consumer.resume([KafkaTopicPartition(topic, partition)])
+        self._fetching = False
         deadline = time.monotonic() + 30
-        while len(kept) < wanted and time.monotonic() < deadline:
-            batch = consumer.consume(wanted - len(kept), 0.5)
-            kept.extend(
-                m for m in batch
-                if m.error() is None and m.topic() == topic and m.partition() == partition
-                and start <= (m.offset() or 0) < end
-            )  # fmt: skip
+        try:
+            while len(kept) < wanted and time.monotonic() < deadline:
+                batch = consumer.consume(wanted - len(kept), 0.5)
+                kept.extend(
+                    m for m in batch
+                    if m.error() is None and m.topic() == topic and m.partition() == partition
+                    and start <= (m.offset() or 0) < end
+                )  # fmt: skip
+        finally:
+            consumer.unassign()
         return kept
 
     def written(self) -> None:
         """A write committed: what was kept is behind the sink's positions now."""
         self._buffer.clear()
-        self._fresh = False
+        self._ends = None
+
+    def _keep(self, arrived: list[Any]) -> None:
+        for message in arrived:
+            error = message.error()
+            if error is not None:
+                if error.code() != KafkaError._PARTITION_EOF:
+                    log.debug("Watch of %s: %s", message.topic(), error.str())
+                continue
+            key = (message.topic() or "", message.partition() or 0)
+            if key in self._at:
+                self._buffer.setdefault(key, []).append(message)
+
+    def _cached_ends(self) -> dict[TopicPartition, int] | None:
+        ends = {}
+        for topic, partition in self._at:
+            _, high = self._consumer.get_watermark_offsets(
+                KafkaTopicPartition(topic, partition), cached=True
+            )
+            if high is None or high < 0:
+                return None
+            ends[TopicPartition(topic, partition)] = high
+        return ends
 
     def _assign(self, positions: Mapping[Key, int | None]) -> None:
         parts = [
-            KafkaTopicPartition(t, p, OFFSET_BEGINNING if o is None else o)
+            KafkaTopicPartition(t, p, self._beginning(t, p) if o is None else o)
             for (t, p), o in sorted(positions.items())
         ]
         self._consumer.assign(parts)
-        if parts:
-            self._consumer.resume(parts)  # a partition paused by an earlier wait reads again
-        self._assigned = dict(positions)
-        self._buffer.clear()
-        self._fresh = False
+        self._fetching = True
+
+    def start(self, topic: str, partition: int) -> int:
+        """Where a partition without a position starts: its first offset."""
+        return self._beginning(topic, partition)
+
+    def _beginning(self, topic: str, partition: int) -> int:
+        # Asked explicitly: assign(OFFSET_BEGINNING) makes librdkafka look it up only after a
+        # ~0.5 s retry timer when the leader connection is new. Kept until the positions
+        # change: it only moves when retention deletes records, and a stale one is still a
+        # valid start (a read from there begins at the first record there is).
+        key = (topic, partition)
+        known = self._beginnings.get(key)
+        if known is not None:
+            return known
+        low, _ = self._consumer.get_watermark_offsets(
+            KafkaTopicPartition(topic, partition), timeout=10, cached=False
+        )
+        found = int(low) if low is not None and low >= 0 else 0
+        self._beginnings[key] = found
+        return found

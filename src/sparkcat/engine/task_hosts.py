@@ -312,10 +312,10 @@ class TaskHosts:
         body = functools.partial(_host_partition, self._control.base_url, self._control.token)
         failures = 0
         while not self._closing.is_set():
-            sc.setLocalProperty("spark.scheduler.pool", POOL)
-            sc.setJobGroup(self._job_group, "sparkcat task hosts", interruptOnCancel=True)
             log.info("Starting %d task host(s)", self.count)
             try:
+                sc.setLocalProperty("spark.scheduler.pool", POOL)
+                sc.setJobGroup(self._job_group, "sparkcat task hosts", interruptOnCancel=True)
                 sc.parallelize(range(self.count), self.count).mapPartitionsWithIndex(body).collect()
                 failures = 0
                 if not self._closing.is_set():
@@ -326,10 +326,19 @@ class TaskHosts:
                 self._lose_all()
                 failures += 1
                 log.warning("The task hosts' Spark job failed (%d in a row): %s", failures,
-                            str(exc).splitlines()[0] if str(exc) else exc)  # fmt: skip
+                            _first_line(exc))  # fmt: skip
             if self._closing.wait(min(2.0**failures, 30.0) if failures else 0.5):
                 return
             log.warning("The task hosts ended while the worker runs; starting them again")
+
+
+def _first_line(exc: BaseException) -> str:
+    # A Py4J error renders itself by asking the JVM, which may be the thing that is gone.
+    try:
+        text = str(exc)
+    except Exception:
+        return f"{type(exc).__name__} (Spark's JVM does not answer)"
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 _shared_lock = threading.Lock()
