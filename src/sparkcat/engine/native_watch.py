@@ -39,7 +39,7 @@ WATCH_CONSUMER = {
 
 
 # The longest a blocked wait goes without checking whether it should end.
-SLICE_S = 0.1
+SLICE_S = 0.25
 
 
 class SinkWatch:
