@@ -32,7 +32,7 @@ from sparkcat.api import Schema
 from sparkcat.api.errors import DataError
 from sparkcat.api.records import TopicPartition
 from sparkcat.engine import native_config as c
-from sparkcat.engine import native_read, native_schema
+from sparkcat.engine import native_read, native_schema, native_watch
 from sparkcat.engine.native_commit import CommitLog, Entry, log_id
 from sparkcat.engine.native_loop import NativeLoop
 from sparkcat.engine.native_watch import WATCH_CONSUMER, SinkWatch
@@ -54,6 +54,8 @@ SAMPLE_RECORDS = 500
 IDLE_WAIT_S = 0.2
 # How long one cycle waits for records (the loop's stop and pause latency while idle).
 WATCH_WAIT_S = 0.5
+# A sink that wrote this recently is busy: its waits check for a stop more often.
+BUSY_S = 5.0
 
 
 class NativeSinkQuery(NativeLoop):
@@ -148,7 +150,9 @@ class NativeSinkQuery(NativeLoop):
         positions.refresh()
         self._watched = False
         positions_now = {(t, p): o for t, p, o in self._all_positions()}
-        if not watch.wait(positions_now, WATCH_WAIT_S, self._interrupted):
+        busy = time.monotonic() - self._last_write < BUSY_S
+        slice_s = native_watch.BUSY_SLICE_S if busy else native_watch.IDLE_SLICE_S
+        if not watch.wait(positions_now, WATCH_WAIT_S, self._interrupted, slice_s):
             self._watched = True
             return False
         config = self._config()

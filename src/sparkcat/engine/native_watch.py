@@ -38,8 +38,11 @@ WATCH_CONSUMER = {
 }
 
 
-# The longest a blocked wait goes without checking whether it should end.
-SLICE_S = 0.25
+# How often a blocked wait checks whether it should end: often while the sink is busy (a stop
+# right after a write should not wait), seldom once it has been idle a while (each check wakes
+# a thread: 50 idle sinks at 0.1 s cost 0.09 cores more than at 0.25 s).
+BUSY_SLICE_S = 0.05
+IDLE_SLICE_S = 0.25
 
 
 class SinkWatch:
@@ -59,10 +62,11 @@ class SinkWatch:
         positions: Mapping[Key, int | None],
         wait_s: float,
         interrupted: Callable[[], bool] = lambda: False,
+        slice_s: float = IDLE_SLICE_S,
     ) -> bool:
         """Whether records are waiting at ``positions`` (next offsets; ``None``: the
         partition's beginning), blocking up to ``wait_s`` for the first ones, or until
-        ``interrupted()`` (checked every :data:`SLICE_S`: a stop must not wait for a poll)."""
+        ``interrupted()`` (checked every ``slice_s``: a stop must not wait for a poll)."""
         if dict(positions) != self._at:
             self._at = dict(positions)
             self._buffer.clear()
@@ -79,7 +83,7 @@ class SinkWatch:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
-            first = self._consumer.poll(min(remaining, SLICE_S))
+            first = self._consumer.poll(min(remaining, slice_s))
         if first is None:
             return False
         self._keep([first, *self._consumer.consume(self._sample_records, 0)])
