@@ -40,8 +40,16 @@ def prepare_process(quiet: tuple[str, ...] = ()) -> None:
     )
     for noisy in (*_NOISY_LOGGERS, *quiet):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_quiet_py4j_root_records)
     for variable in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
         os.environ.setdefault(variable, sys.executable)
+
+
+def _quiet_py4j_root_records(record: logging.LogRecord) -> bool:
+    # py4j logs its retries through the root logger (logging.info(...)), so the "py4j"
+    # logger's level does not reach them: a traceback at INFO for every retried call.
+    return record.levelno >= logging.WARNING or f"{os.sep}py4j{os.sep}" not in record.pathname
 
 
 class Process:

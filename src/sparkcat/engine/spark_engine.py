@@ -238,6 +238,10 @@ class SparkEngine:
                 self.session.stop()
             except ConnectError:
                 pass  # Spark never started: nothing to stop
+            except Exception as exc:  # py4j's errors: the JVM is gone
+                # A SIGTERM to the whole process group (systemd's default) ends Spark's JVM
+                # before this: one line, not a traceback.
+                log.warning("Spark's JVM had already ended (%s)", type(exc).__name__)
         self._shipment.close()
 
     def _get(self, name: str) -> Any:
