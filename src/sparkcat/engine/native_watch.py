@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 Key = tuple[str, int]
 
 # Settings of the watch's consumer on top of the connector's: a small prefetch (it reads a
-# sample, then pauses), a long-poll fetch (idle partitions cost one request per wait), and
+# sample, then stops fetching), a long-poll fetch (idle partitions cost one request per wait), and
 # librdkafka's partition EOF events off (a wait ends on records only).
 WATCH_CONSUMER = {
     "enable.auto.commit": "false",
