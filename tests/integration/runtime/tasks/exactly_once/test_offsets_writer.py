@@ -22,11 +22,7 @@ def test_offsets_of_aborted_and_open_transactions_are_set_back_to_committed_ones
     kafka_broker: Any,
 ) -> None:
     servers = kafka_broker.bootstrap_servers
-    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
-    admin = AdminClient({"bootstrap.servers": servers})
-    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
-        topic
-    ].result(30)
+    topic = _offsets_topic(servers)
     key_a, key_b = offset_key_bytes("c", {"task": "a"}), offset_key_bytes("c", {"task": "b"})
     plain = Producer({"bootstrap.servers": servers})
     plain.produce(topic, offset_value_bytes({"n": 10}), key_a)
@@ -62,11 +58,7 @@ def test_committed_offsets_reach_the_view_at_once_past_another_open_transaction(
     """Another task's transaction open on the partition does not hold up the next lease:
     what a transaction committed is in the store's view as soon as it committed."""
     servers = kafka_broker.bootstrap_servers
-    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
-    admin = AdminClient({"bootstrap.servers": servers})
-    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
-        topic
-    ].result(30)
+    topic = _offsets_topic(servers)
     store = KafkaOffsetBackingStore({"bootstrap.servers": servers}, topic)
     store.start()
     other = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-other"})
@@ -98,11 +90,7 @@ def test_a_resuming_connector_gets_offsets_committed_past_another_open_transacti
     connector gives it its latest committed offsets, and the reader catching up later does
     not take them back."""
     servers = kafka_broker.bootstrap_servers
-    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
-    admin = AdminClient({"bootstrap.servers": servers})
-    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
-        topic
-    ].result(30)
+    topic = _offsets_topic(servers)
     key = offset_key_bytes("c", {"task": "a"})
     mine = Producer({"bootstrap.servers": servers, "transactional.id": f"{topic}-mine"})
     mine.init_transactions(30)
@@ -135,3 +123,13 @@ def test_a_resuming_connector_gets_offsets_committed_past_another_open_transacti
         assert settle_committed(store, worker, "c") == 0  # nothing left to correct
     finally:
         store.close()
+
+
+def _offsets_topic(servers: str) -> str:
+    """A new compacted one-partition topic, as a connector's own offsets topic."""
+    topic = f"own-offsets-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": servers})
+    admin.create_topics([NewTopic(topic, 1, 1, config={"cleanup.policy": "compact"})])[
+        topic
+    ].result(30)
+    return topic
