@@ -98,3 +98,21 @@ def _wait(watch: SinkWatch, positions: Mapping[tuple[str, int], int | None]) -> 
         if watch.wait(positions, 1.0):
             return True
     return False
+
+
+def test_a_range_ending_in_a_transaction_marker_is_read_without_waiting_for_a_record(
+    kafka_broker: KafkaBroker, topic: str, consumer: Consumer
+) -> None:
+    # An exactly-once source's records: three, then the commit marker at offset 3.
+    producer = Producer({"bootstrap.servers": str(kafka_broker),
+                         "transactional.id": f"watch-{topic}"})  # fmt: skip
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    for value in ("a", "b", "c"):
+        producer.produce(topic, value.encode(), partition=0)
+    producer.commit_transaction(30)
+    watch = SinkWatch(consumer, sample_records=500)
+    started = time.monotonic()
+    # The range's end is the high watermark (4): one offset holds no record.
+    assert [m.value() for m in watch.messages(topic, 0, 0, 4)] == [b"a", b"b", b"c"]
+    assert time.monotonic() - started < 5  # not the 30 s a count of 4 records would wait
