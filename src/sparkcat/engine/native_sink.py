@@ -145,8 +145,8 @@ class NativeSinkQuery(NativeLoop):
     def _cycle(self) -> bool:
         if self._positions is None:
             self._setup()
-        positions, consumer, watch = self._positions, self._consumer, self._watch
-        assert positions is not None and consumer is not None and watch is not None
+        positions, watch = self._positions, self._watch
+        assert positions is not None and watch is not None
         positions.refresh()
         self._watched = False
         positions_now = {(t, p): o for t, p, o in self._all_positions()}
